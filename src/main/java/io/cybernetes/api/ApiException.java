@@ -1,0 +1,165 @@
+package io.cybernetes.api;
+
+import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.StatusDetails;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * An error that reaches the client as a Kubernetes {@code Status}: the code, the
+ * machine-readable reason and the message a person reads. Built through the
+ * factories below so that every module words its errors as Kubernetes does.
+ */
+public final class ApiException extends RuntimeException {
+
+    private final int code;
+    private final String reason;
+    private final StatusDetails details;
+    private final Integer retryAfterSeconds;
+
+    private ApiException(int code, String reason, String message, StatusDetails details, Integer retryAfterSeconds) {
+        super(message);
+        this.code = code;
+        this.reason = reason;
+        this.details = details;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String reason() {
+        return reason;
+    }
+
+    public Integer retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+
+    public Status toStatus() {
+        return new StatusBuilder()
+                .withApiVersion("v1")
+                .withKind("Status")
+                .withMetadata(new ListMeta())
+                .withStatus("Failure")
+                .withMessage(getMessage())
+                .withReason(reason)
+                .withDetails(details)
+                .withCode(code)
+                .build();
+    }
+
+    private static StatusDetails details(String group, String kind, String name) {
+        StatusDetails d = new StatusDetails();
+        d.setGroup(group);
+        d.setKind(kind);
+        d.setName(name);
+        return d;
+    }
+
+    public static ApiException badRequest(String message) {
+        return new ApiException(400, "BadRequest", message, null, null);
+    }
+
+    public static ApiException unauthorized() {
+        return new ApiException(401, "Unauthorized", "Unauthorized", null, null);
+    }
+
+    public static ApiException forbidden(String message) {
+        return new ApiException(403, "Forbidden", message, null, null);
+    }
+
+    public static ApiException notFound(ResourceType type, String name) {
+        return new ApiException(404, "NotFound", type.groupResource() + " \"" + name + "\" not found",
+                details(type.group(), type.plural(), name), null);
+    }
+
+    public static ApiException notFound(String message) {
+        return new ApiException(404, "NotFound", message, null, null);
+    }
+
+    public static ApiException methodNotAllowed() {
+        return new ApiException(405, "MethodNotAllowed",
+                "the server does not allow this method on the requested resource", null, null);
+    }
+
+    public static ApiException notAcceptable(String message) {
+        return new ApiException(406, "NotAcceptable", message, null, null);
+    }
+
+    public static ApiException alreadyExists(ResourceType type, String name) {
+        return new ApiException(409, "AlreadyExists", type.groupResource() + " \"" + name + "\" already exists",
+                details(type.group(), type.plural(), name), null);
+    }
+
+    public static ApiException conflict(ResourceType type, String name, String why) {
+        return new ApiException(409, "Conflict",
+                "Operation cannot be fulfilled on " + type.groupResource() + " \"" + name + "\": " + why,
+                details(type.group(), type.plural(), name), null);
+    }
+
+    public static ApiException staleObject(ResourceType type, String name) {
+        return conflict(type, name,
+                "the object has been modified; please apply your changes to the latest version and try again");
+    }
+
+    public static ApiException gone(String message) {
+        return new ApiException(410, "Expired", message, null, null);
+    }
+
+    public static ApiException entityTooLarge(long limit) {
+        return new ApiException(413, "RequestEntityTooLarge", "Request entity too large: limit is " + limit, null, null);
+    }
+
+    public static ApiException unsupportedMediaType(String contentType) {
+        return new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+                + "accepted media types include: application/json, application/yaml"
+                + (contentType == null ? "" : " (got " + contentType + ")"), null, null);
+    }
+
+    /** 422: the object fails validation; one cause per invalid field. */
+    public static ApiException invalid(ResourceType type, String name, List<StatusCause> causes) {
+        StatusDetails d = details(type.group(), type.kind(), name);
+        d.setCauses(causes);
+        String joined = causes.stream().map(c -> (c.getField() == null || c.getField().isEmpty() ? "" : c.getField() + ": ")
+                + c.getMessage()).collect(Collectors.joining(", "));
+        String msg = type.kind() + " \"" + (name == null ? "" : name) + "\" is invalid: "
+                + (causes.size() == 1 ? joined : "[" + joined + "]");
+        return new ApiException(422, "Invalid", msg, d, null);
+    }
+
+    /** 422 without field causes, for a request that is well-formed but cannot be carried out (a failing patch). */
+    public static ApiException unprocessable(String message) {
+        return new ApiException(422, "Invalid", message, null, null);
+    }
+
+    public static ApiException tooManyRequests(String message, int retryAfterSeconds) {
+        return new ApiException(429, "TooManyRequests", message, null, retryAfterSeconds);
+    }
+
+    public static ApiException internal(String message) {
+        return new ApiException(500, "InternalError", "Internal error occurred: " + message, null, null);
+    }
+
+    public static ApiException unavailable(String message, int retryAfterSeconds) {
+        return new ApiException(503, "ServiceUnavailable", message, null, retryAfterSeconds);
+    }
+
+    public static ApiException timeout(String message, int retryAfterSeconds) {
+        return new ApiException(504, "Timeout", message, null, retryAfterSeconds);
+    }
+
+    /** One 422 cause: the field path, the Kubernetes cause type (FieldValueRequired, ...) and the message. */
+    public static StatusCause cause(String field, String reason, String message) {
+        StatusCause c = new StatusCause();
+        c.setField(field);
+        c.setReason(reason);
+        c.setMessage(message);
+        return c;
+    }
+}

@@ -1,0 +1,103 @@
+package io.cybernetes.api;
+
+import io.cybernetes.api.ResourceType.NameRule;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The kinds this server serves, looked up by URL (group, version, plural) or by
+ * apiVersion and kind. Immutable once built; {@link #builtIn()} holds the kinds of
+ * the core control plane.
+ */
+public final class ResourceRegistry {
+
+    private final List<ResourceType> types;
+    private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
+    private final Map<String, ResourceType> byKind = new LinkedHashMap<>();
+
+    public ResourceRegistry(List<ResourceType> types) {
+        this.types = List.copyOf(types);
+        for (ResourceType t : types) {
+            byPath.put(t.group() + "/" + t.version() + "/" + t.plural(), t);
+            byKind.put(t.apiVersion() + "/" + t.kind(), t);
+        }
+    }
+
+    public static ResourceRegistry builtIn() {
+        List<ResourceType> t = new ArrayList<>();
+        t.add(type("", "Namespace", "namespaces", false, List.of("ns"), List.of(), Set.of("status", "finalize"), NameRule.DNS1123_LABEL, Namespace.class));
+        t.add(type("", "Node", "nodes", false, List.of("no"), List.of(), Set.of("status"), NameRule.DNS1123_SUBDOMAIN, Node.class));
+        t.add(type("", "Pod", "pods", true, List.of("po"), List.of("all"), Set.of("status", "binding"), NameRule.DNS1123_SUBDOMAIN, Pod.class));
+        t.add(type("", "Event", "events", true, List.of("ev"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Event.class));
+        t.add(type("", "ConfigMap", "configmaps", true, List.of("cm"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ConfigMap.class));
+        t.add(type("", "Secret", "secrets", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Secret.class));
+        t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
+        t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
+        t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
+        t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));
+        return new ResourceRegistry(t);
+    }
+
+    private static ResourceType type(String group, String kind, String plural, boolean namespaced, List<String> shortNames,
+                                     List<String> categories, Set<String> subresources, NameRule rule,
+                                     Class<? extends HasMetadata> model) {
+        return new ResourceType(group, "v1", kind, plural, kind.toLowerCase(), namespaced, shortNames, categories,
+                subresources, rule, model);
+    }
+
+    public List<ResourceType> all() {
+        return Collections.unmodifiableList(types);
+    }
+
+    public Optional<ResourceType> byPath(String group, String version, String plural) {
+        return Optional.ofNullable(byPath.get(group + "/" + version + "/" + plural));
+    }
+
+    public Optional<ResourceType> byKind(String apiVersion, String kind) {
+        return Optional.ofNullable(byKind.get(apiVersion + "/" + kind));
+    }
+
+    /** Every group-version served, core ("" group) first, in registration order. */
+    public List<GroupVersion> groupVersions() {
+        List<GroupVersion> out = new ArrayList<>();
+        for (ResourceType t : types) {
+            GroupVersion gv = new GroupVersion(t.group(), t.version());
+            if (!out.contains(gv)) {
+                out.add(gv);
+            }
+        }
+        return out;
+    }
+
+    public List<ResourceType> in(GroupVersion gv) {
+        return types.stream().filter(t -> t.group().equals(gv.group()) && t.version().equals(gv.version())).toList();
+    }
+
+    /** A group and version, "" being the core group. */
+    public record GroupVersion(String group, String version) {
+        public String path() {
+            return group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
+        }
+
+        public String groupVersion() {
+            return group.isEmpty() ? version : group + "/" + version;
+        }
+    }
+}

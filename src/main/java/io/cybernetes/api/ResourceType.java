@@ -1,0 +1,58 @@
+package io.cybernetes.api;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One served resource: how it is addressed (group, version, plural), what it is
+ * (kind, scope) and what it supports (subresources, short names).
+ */
+public record ResourceType(
+        String group,
+        String version,
+        String kind,
+        String plural,
+        String singular,
+        boolean namespaced,
+        List<String> shortNames,
+        List<String> categories,
+        Set<String> subresources,
+        NameRule nameRule,
+        Class<? extends HasMetadata> modelClass) {
+
+    /** How names of a kind are validated. */
+    public enum NameRule { DNS1123_SUBDOMAIN, DNS1123_LABEL, PATH_SEGMENT }
+
+    public String apiVersion() {
+        return group.isEmpty() ? version : group + "/" + version;
+    }
+
+    public String listKind() {
+        return kind + "List";
+    }
+
+    /** The resource as Kubernetes names it in messages: {@code pods} or {@code deployments.apps}. */
+    public String groupResource() {
+        return group.isEmpty() ? plural : plural + "." + group;
+    }
+
+    /** The store key prefix of every object of this type, ending in '/'. */
+    public String keyPrefix() {
+        return (group.isEmpty() ? "core" : group) + "/" + plural + "/";
+    }
+
+    /** The store key prefix of the objects in one namespace (or all of them when namespace is null). */
+    public String keyPrefix(String namespace) {
+        return namespaced && namespace != null ? keyPrefix() + namespace + "/" : keyPrefix();
+    }
+
+    public String key(String namespace, String name) {
+        return namespaced ? keyPrefix() + namespace + "/" + name : keyPrefix() + name;
+    }
+
+    public boolean hasSubresource(String name) {
+        return subresources.contains(name);
+    }
+}

@@ -1,0 +1,24 @@
+package io.cybernetes.apiserver;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+import java.time.Duration;
+
+/**
+ * Settings of the API server, documented in {@code config/application.yml}.
+ *
+ * @param httpsPort             the HTTPS port for kubectl (0 picks a free one)
+ * @param httpsAddress          the address the HTTPS port binds to
+ * @param maxRequestBytes       larger request bodies are refused with 413
+ * @param watchMaxTimeout       a watch ends after this long at the latest
+ * @param watchBookmarkInterval how often a quiet watch gets a bookmark, when it asked for them
+ */
+@ConfigurationProperties("cybernetes.apiserver")
+public record ApiServerProperties(
+        @DefaultValue("6443") int httpsPort,
+        @DefaultValue("0.0.0.0") String httpsAddress,
+        @DefaultValue("3145728") long maxRequestBytes,
+        @DefaultValue("30m") Duration watchMaxTimeout,
+        @DefaultValue("10s") Duration watchBookmarkInterval) {
+}

@@ -1,0 +1,63 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+
+/** Turns every failure into a Kubernetes {@code Status}; unexpected ones are logged here, never sent as traces. */
+@RestControllerAdvice
+class ApiErrorHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiErrorHandler.class);
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<byte[]> api(ApiException e) {
+        return status(e);
+    }
+
+    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+    ResponseEntity<byte[]> method(HttpRequestMethodNotSupportedException e) {
+        return status(ApiException.methodNotAllowed());
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+    ResponseEntity<byte[]> mediaType(HttpMediaTypeNotSupportedException e) {
+        return status(ApiException.unsupportedMediaType(String.valueOf(e.getContentType())));
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
+    ResponseEntity<byte[]> notAcceptable(HttpMediaTypeNotAcceptableException e) {
+        return status(ApiException.notAcceptable("only the following media types are accepted: application/json,"
+                + " application/yaml"));
+    }
+
+    @ExceptionHandler(NoResourceFoundException.class)
+    ResponseEntity<byte[]> noResource(NoResourceFoundException e) {
+        return status(ApiException.notFound("the server could not find the requested resource"));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<byte[]> unexpected(Exception e) {
+        log.error("request failed unexpectedly", e);
+        return status(ApiException.internal(e.getClass().getSimpleName() + (e.getMessage() == null ? ""
+                : ": " + e.getMessage().lines().findFirst().orElse(""))));
+    }
+
+    static ResponseEntity<byte[]> status(ApiException e) {
+        ResponseEntity.BodyBuilder b = ResponseEntity.status(e.code()).contentType(MediaType.APPLICATION_JSON);
+        if (e.retryAfterSeconds() != null) {
+            b.header(HttpHeaders.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
+        }
+        return b.body(Json.MAPPER.writeValueAsBytes(e.toStatus()));
+    }
+}

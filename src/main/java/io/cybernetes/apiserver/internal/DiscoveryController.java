@@ -1,0 +1,241 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceRegistry.GroupVersion;
+import io.cybernetes.api.ResourceType;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+
+/**
+ * API discovery: the legacy lists ({@code /api}, {@code /apis}, per group-version
+ * resource lists) and the aggregated v2 form that kubectl asks for first.
+ */
+@Tag(name = "discovery", description = "What this server serves, as kubectl discovers it")
+@RestController
+class DiscoveryController {
+
+    static final String AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    private static final List<String> VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch",
+            "update", "watch");
+    private static final List<String> SUB_VERBS = List.of("get", "patch", "update");
+
+    private final ResourceRegistry registry;
+
+    DiscoveryController(ResourceRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Operation(summary = "The core API versions (or the aggregated discovery document of the core group)")
+    @GetMapping("/api")
+    ResponseEntity<byte[]> api(HttpServletRequest request) {
+        if (wantsAggregated(request)) {
+            return aggregated(registry.groupVersions().stream().filter(gv -> gv.group().isEmpty()).toList());
+        }
+        ObjectNode o = Json.object();
+        o.put("kind", "APIVersions");
+        o.putArray("versions").add("v1");
+        ObjectNode addr = o.putArray("serverAddressByClientCIDRs").addObject();
+        addr.put("clientCIDR", "0.0.0.0/0");
+        addr.put("serverAddress", request.getLocalAddr() + ":" + request.getLocalPort());
+        return json(o);
+    }
+
+    @Operation(summary = "The API groups (or the aggregated discovery document of every named group)")
+    @GetMapping("/apis")
+    ResponseEntity<byte[]> apis(HttpServletRequest request) {
+        if (wantsAggregated(request)) {
+            return aggregated(registry.groupVersions().stream().filter(gv -> !gv.group().isEmpty()).toList());
+        }
+        ObjectNode o = Json.object();
+        o.put("kind", "APIGroupList");
+        o.put("apiVersion", "v1");
+        ArrayNode groups = o.putArray("groups");
+        for (String group : groups()) {
+            groups.add(group(group));
+        }
+        return json(o);
+    }
+
+    @Operation(summary = "One API group")
+    @GetMapping("/apis/{group}")
+    ResponseEntity<byte[]> apiGroup(@PathVariable String group) {
+        if (!groups().contains(group)) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        return json(group(group));
+    }
+
+    @Operation(summary = "The resources of the core group")
+    @GetMapping("/api/v1")
+    ResponseEntity<byte[]> coreResources() {
+        return json(resourceList(new GroupVersion("", "v1")));
+    }
+
+    @Operation(summary = "The resources of one group version")
+    @GetMapping("/apis/{group}/{version}")
+    ResponseEntity<byte[]> groupResources(@PathVariable String group, @PathVariable String version) {
+        GroupVersion gv = new GroupVersion(group, version);
+        if (!registry.groupVersions().contains(gv)) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        return json(resourceList(gv));
+    }
+
+    private List<String> groups() {
+        return registry.groupVersions().stream().map(GroupVersion::group).filter(g -> !g.isEmpty()).distinct().toList();
+    }
+
+    private ObjectNode group(String group) {
+        ObjectNode g = Json.object();
+        g.put("kind", "APIGroup");
+        g.put("apiVersion", "v1");
+        g.put("name", group);
+        ArrayNode versions = g.putArray("versions");
+        GroupVersion preferred = null;
+        for (GroupVersion gv : registry.groupVersions()) {
+            if (gv.group().equals(group)) {
+                ObjectNode v = versions.addObject();
+                v.put("groupVersion", gv.groupVersion());
+                v.put("version", gv.version());
+                if (preferred == null) {
+                    preferred = gv;
+                }
+            }
+        }
+        ObjectNode p = g.putObject("preferredVersion");
+        p.put("groupVersion", preferred.groupVersion());
+        p.put("version", preferred.version());
+        return g;
+    }
+
+    private ObjectNode resourceList(GroupVersion gv) {
+        ObjectNode o = Json.object();
+        o.put("kind", "APIResourceList");
+        o.put("apiVersion", "v1");
+        o.put("groupVersion", gv.groupVersion());
+        ArrayNode resources = o.putArray("resources");
+        for (ResourceType t : registry.in(gv)) {
+            ObjectNode r = resources.addObject();
+            r.put("name", t.plural());
+            r.put("singularName", t.singular());
+            r.put("namespaced", t.namespaced());
+            r.put("kind", t.kind());
+            strings(r.putArray("verbs"), VERBS);
+            if (!t.shortNames().isEmpty()) {
+                strings(r.putArray("shortNames"), t.shortNames());
+            }
+            if (!t.categories().isEmpty()) {
+                strings(r.putArray("categories"), t.categories());
+            }
+            for (String sub : t.subresources().stream().sorted().toList()) {
+                ObjectNode s = resources.addObject();
+                s.put("name", t.plural() + "/" + sub);
+                s.put("singularName", "");
+                s.put("namespaced", t.namespaced());
+                SubKind k = subKind(t, sub);
+                s.put("kind", k.kind());
+                if (!k.group().equals(t.group()) || !k.version().equals(t.version())) {
+                    s.put("group", k.group());
+                    s.put("version", k.version());
+                }
+                strings(s.putArray("verbs"), k.verbs());
+            }
+        }
+        return o;
+    }
+
+    private record SubKind(String group, String version, String kind, List<String> verbs) {
+    }
+
+    private static SubKind subKind(ResourceType t, String sub) {
+        return switch (sub) {
+            case "scale" -> new SubKind("autoscaling", "v1", "Scale", SUB_VERBS);
+            case "binding" -> new SubKind("", "v1", "Binding", List.of("create"));
+            case "finalize" -> new SubKind(t.group(), t.version(), t.kind(), List.of("update"));
+            default -> new SubKind(t.group(), t.version(), t.kind(), SUB_VERBS);
+        };
+    }
+
+    private ResponseEntity<byte[]> aggregated(List<GroupVersion> gvs) {
+        ObjectNode o = Json.object();
+        o.put("kind", "APIGroupDiscoveryList");
+        o.put("apiVersion", "apidiscovery.k8s.io/v2");
+        o.putObject("metadata");
+        ArrayNode items = o.putArray("items");
+        for (String group : gvs.stream().map(GroupVersion::group).distinct().toList()) {
+            ObjectNode item = items.addObject();
+            ObjectNode meta = item.putObject("metadata");
+            meta.put("name", group);
+            meta.putNull("creationTimestamp");
+            ArrayNode versions = item.putArray("versions");
+            for (GroupVersion gv : gvs) {
+                if (!gv.group().equals(group)) {
+                    continue;
+                }
+                ObjectNode v = versions.addObject();
+                v.put("version", gv.version());
+                ArrayNode resources = v.putArray("resources");
+                for (ResourceType t : registry.in(gv)) {
+                    ObjectNode r = resources.addObject();
+                    r.put("resource", t.plural());
+                    kind(r.putObject("responseKind"), t.group(), t.version(), t.kind());
+                    r.put("scope", t.namespaced() ? "Namespaced" : "Cluster");
+                    r.put("singularResource", t.singular());
+                    strings(r.putArray("verbs"), VERBS);
+                    if (!t.shortNames().isEmpty()) {
+                        strings(r.putArray("shortNames"), t.shortNames());
+                    }
+                    if (!t.categories().isEmpty()) {
+                        strings(r.putArray("categories"), t.categories());
+                    }
+                    if (!t.subresources().isEmpty()) {
+                        ArrayNode subs = r.putArray("subresources");
+                        for (String sub : t.subresources().stream().sorted().toList()) {
+                            SubKind k = subKind(t, sub);
+                            ObjectNode s = subs.addObject();
+                            s.put("subresource", sub);
+                            kind(s.putObject("responseKind"), k.group(), k.version(), k.kind());
+                            strings(s.putArray("verbs"), k.verbs());
+                        }
+                    }
+                }
+                v.put("freshness", "Current");
+            }
+        }
+        return ResponseEntity.ok().contentType(MediaType.parseMediaType(AGGREGATED))
+                .header(HttpHeaders.VARY, "Accept").body(Json.MAPPER.writeValueAsBytes(o));
+    }
+
+    private static void kind(ObjectNode o, String group, String version, String kind) {
+        o.put("group", group);
+        o.put("version", version);
+        o.put("kind", kind);
+    }
+
+    private static void strings(ArrayNode arr, List<String> values) {
+        values.forEach(arr::add);
+    }
+
+    private static boolean wantsAggregated(HttpServletRequest request) {
+        String accept = request.getHeader(HttpHeaders.ACCEPT);
+        return accept != null && accept.split(",")[0].contains("as=APIGroupDiscoveryList");
+    }
+
+    private static ResponseEntity<byte[]> json(ObjectNode o) {
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).header(HttpHeaders.VARY, "Accept")
+                .body(Json.MAPPER.writeValueAsBytes(o));
+    }
+}

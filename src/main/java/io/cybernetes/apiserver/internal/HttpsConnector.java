@@ -1,0 +1,65 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.auth.ClusterPki;
+import org.apache.catalina.connector.Connector;
+import org.apache.tomcat.util.net.SSLHostConfig;
+import org.apache.tomcat.util.net.SSLHostConfigCertificate;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.stereotype.Component;
+
+/**
+ * Adds the HTTPS port kubectl talks to, next to the plain HTTP port: the serving
+ * certificate from the cluster PKI, and client certificates requested and verified
+ * against the cluster CA (optional, so that token clients need none).
+ */
+@Component
+class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
+
+    private final ClusterPki pki;
+    private final ApiServerProperties props;
+
+    HttpsConnector(ClusterPki pki, ApiServerProperties props) {
+        this.pki = pki;
+        this.props = props;
+    }
+
+    @Override
+    public void customize(TomcatServletWebServerFactory factory) {
+        Connector https = new Connector(TomcatServletWebServerFactory.DEFAULT_PROTOCOL);
+        https.setScheme("https");
+        https.setSecure(true);
+        https.setPort(props.httpsPort());
+        https.setProperty("address", props.httpsAddress());
+        https.setProperty("SSLEnabled", "true");
+        https.setProperty("maxThreads", "400");
+        SSLHostConfig ssl = new SSLHostConfig();
+        ssl.setHostName("_default_");
+        ssl.setCertificateVerification("optional");
+        ssl.setTrustStore(pki.clientTrustStore());
+        ssl.setProtocols("TLSv1.2+TLSv1.3");
+        SSLHostConfigCertificate cert = new SSLHostConfigCertificate(ssl, SSLHostConfigCertificate.Type.UNDEFINED);
+        cert.setCertificateKeystore(pki.servingKeyStore());
+        cert.setCertificateKeyAlias("apiserver");
+        cert.setCertificateKeystorePassword("");
+        cert.setCertificateKeyPassword("");
+        ssl.addCertificate(cert);
+        https.addSslHostConfig(ssl);
+        factory.addAdditionalConnectors(https);
+    }
+
+    /** The port the HTTPS connector listens on (useful when configured as 0). */
+    static int httpsPort(WebServer server) {
+        if (server instanceof TomcatWebServer tomcat) {
+            for (Connector c : tomcat.getTomcat().getService().findConnectors()) {
+                if ("https".equals(c.getScheme())) {
+                    return c.getLocalPort();
+                }
+            }
+        }
+        return -1;
+    }
+}

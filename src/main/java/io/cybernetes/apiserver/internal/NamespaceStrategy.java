@@ -1,0 +1,18 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.Json;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Namespaces: the {@code kubernetes} finalizer, phase Active, and the name label. */
+final class NamespaceStrategy implements KindStrategy {
+
+    static final String NAME_LABEL = "kubernetes.io/metadata.name";
+
+    @Override
+    public void prepareForCreate(ObjectNode obj) {
+        ObjectNode spec = Json.child(obj, "spec");
+        spec.putArray("finalizers").add("kubernetes");
+        obj.putObject("status").put("phase", "Active");
+        Json.child(Json.child(obj, "metadata"), "labels").put(NAME_LABEL, Json.text(obj, "metadata.name"));
+    }
+}

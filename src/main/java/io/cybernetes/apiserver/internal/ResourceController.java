@@ -1,0 +1,446 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.FieldSelector;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.store.StoredObject;
+import io.swagger.v3.oas.annotations.Hidden;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The one HTTP entry point of every resource: parses the Kubernetes path and query,
+ * negotiates the body and response formats, and hands the verb to
+ * {@link ResourceService}. Documented for people through the generated OpenAPI, not
+ * through this class.
+ */
+@Hidden
+@RestController
+class ResourceController {
+
+    private final ResourceRegistry registry;
+    private final ResourceService service;
+    private final WatchStreamer watches;
+    private final ApiServerProperties props;
+    private final WatchThreads watchExecutor;
+
+    ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
+                       WatchThreads watchExecutor) {
+        this.registry = registry;
+        this.service = service;
+        this.watches = new WatchStreamer(service);
+        this.props = props;
+        this.watchExecutor = watchExecutor;
+    }
+
+    @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
+    ResponseEntity<?> handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        RequestInfo info = RequestInfo.parse(request.getRequestURI());
+        ResourceType type = registry.byPath(info.group(), info.version(), info.resource())
+                .orElseThrow(() -> ApiException.notFound("the server could not find the requested resource"));
+        if (info.namespace() != null && !type.namespaced()) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        if (info.subresource() != null && !type.hasSubresource(info.subresource())) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        String method = request.getMethod();
+        if (info.name() == null) {
+            return switch (method) {
+                case "GET" -> isTrue(request.getParameter("watch")) ? watch(request, response, type, info)
+                        : list(request, type, info);
+                case "POST" -> create(request, type, info);
+                case "DELETE" -> deleteCollection(request, type, info);
+                default -> throw ApiException.methodNotAllowed();
+            };
+        }
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        if ("scale".equals(info.subresource())) {
+            return scale(request, type, info);
+        }
+        if ("binding".equals(info.subresource())) {
+            if (!method.equals("POST")) {
+                throw ApiException.methodNotAllowed();
+            }
+            return binding(request, type, info);
+        }
+        return switch (method) {
+            case "GET" -> respond(request, type, service.get(type, info.namespace(), info.name()).value(), 200, List.of());
+            case "PUT" -> {
+                Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(),
+                        readObject(request), writeOptions(request));
+                yield respond(request, type, o.object(), o.code(), o.warnings());
+            }
+            case "PATCH" -> {
+                PatchType pt = PatchType.fromContentType(request.getContentType());
+                Outcome o = service.patch(type, info.namespace(), info.name(), info.subresource(), pt,
+                        readBody(request), writeOptions(request));
+                yield respond(request, type, o.object(), o.code(), o.warnings());
+            }
+            case "DELETE" -> {
+                if (info.subresource() != null) {
+                    throw ApiException.methodNotAllowed();
+                }
+                Outcome o = service.delete(type, info.namespace(), info.name(), deleteOptions(request));
+                yield respond(request, type, o.object(), o.code(), o.warnings());
+            }
+            default -> throw ApiException.methodNotAllowed();
+        };
+    }
+
+    // ---- verbs
+
+    private ResponseEntity<?> create(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.methodNotAllowed();
+        }
+        Outcome o = service.create(type, info.namespace(), readObject(request), writeOptions(request));
+        return respond(request, type, o.object(), o.code(), o.warnings());
+    }
+
+    private ResponseEntity<?> list(HttpServletRequest request, ResourceType type, RequestInfo info) {
+        ListOptions opts = listOptions(request, type);
+        ResourceService.Page page = service.list(type, info.namespace(), opts);
+        String rv = Long.toString(page.result().revision());
+        Format format = Format.of(request);
+        List<ObjectNode> items = page.result().items().stream().map(StoredObject::value).toList();
+        ObjectNode body;
+        if (format.table()) {
+            body = TableConvertor.table(type, items, rv, page.continueToken(), include(request));
+        } else {
+            body = Json.object();
+            body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());
+            body.put("apiVersion", format.partial() ? "meta.k8s.io/v1" : type.apiVersion());
+            ObjectNode meta = body.putObject("metadata");
+            meta.put("resourceVersion", rv);
+            if (!page.continueToken().isEmpty()) {
+                meta.put("continue", page.continueToken());
+            }
+            ArrayNode arr = body.putArray("items");
+            for (ObjectNode item : items) {
+                arr.add(format.partial() ? TableConvertor.partial(item) : item);
+            }
+        }
+        return write(format, body, 200, List.of());
+    }
+
+    /**
+     * Streams on a thread of the watch executor with the servlet request in async mode,
+     * so an open watch holds no request thread. Returns null: the response is ours.
+     */
+    private ResponseEntity<?> watch(HttpServletRequest request, HttpServletResponse response, ResourceType type,
+                                    RequestInfo info) throws IOException {
+        ListOptions opts = listOptions(request, type);
+        long timeout = props.watchMaxTimeout().toMillis();
+        String ts = request.getParameter("timeoutSeconds");
+        if (ts != null && !ts.isEmpty()) {
+            try {
+                timeout = Math.min(timeout, Math.max(0, Long.parseLong(ts)) * 1000);
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("invalid timeoutSeconds \"" + ts + "\"");
+            }
+        }
+        Format format = Format.of(request);
+        WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
+                format.table(), include(request), isTrue(request.getParameter("allowWatchBookmarks")), timeout,
+                props.watchBookmarkInterval().toMillis()));
+        AsyncContext async = request.startAsync();
+        async.setTimeout(0);
+        response.setStatus(200);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
+        response.flushBuffer();
+        try {
+            watchExecutor.execute(() -> {
+                try {
+                    opened.stream(response.getOutputStream());
+                } catch (IOException e) {
+                    // the client went away: nothing to tell it
+                } finally {
+                    async.complete();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            async.complete();
+        }
+        return null;
+    }
+
+    private ResponseEntity<?> deleteCollection(HttpServletRequest request, ResourceType type, RequestInfo info)
+            throws IOException {
+        ListOptions opts = listOptions(request, type);
+        ResourceService.DeleteOptions del = deleteOptions(request);
+        ResourceService.Page page = service.list(type, info.namespace(), opts);
+        ObjectNode body = Json.object();
+        body.put("kind", type.listKind());
+        body.put("apiVersion", type.apiVersion());
+        body.putObject("metadata").put("resourceVersion", Long.toString(page.result().revision()));
+        ArrayNode items = body.putArray("items");
+        for (StoredObject o : page.result().items()) {
+            String ns = Json.text(o.value(), "metadata.namespace");
+            try {
+                items.add(service.delete(type, ns, Json.text(o.value(), "metadata.name"), del).object());
+            } catch (ApiException e) {
+                if (e.code() != 404) {
+                    throw e;
+                }
+            }
+        }
+        return write(Format.of(request), body, 200, List.of());
+    }
+
+    private ResponseEntity<?> scale(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+        String ns = info.namespace();
+        String name = info.name();
+        WriteOptions opts = writeOptions(request);
+        ObjectNode result = switch (request.getMethod()) {
+            case "GET" -> ScaleSubresource.toScale(service.get(type, ns, name).value());
+            case "PUT" -> {
+                ObjectNode scale = readObject(request);
+                String rv = Json.text(scale, "metadata.resourceVersion");
+                long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
+                yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
+                        old -> ScaleSubresource.applyScale(type, old, scale)).object());
+            }
+            case "PATCH" -> {
+                PatchType pt = PatchType.fromContentType(request.getContentType());
+                JsonNode patch = ResourceService.parsePatch(pt, readBody(request));
+                yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
+                    ObjectNode scale = ResourceService.applyPatch(pt, ScaleSubresource.toScale(old), patch);
+                    return ScaleSubresource.applyScale(type, old, scale);
+                }).object());
+            }
+            default -> throw ApiException.methodNotAllowed();
+        };
+        return write(Format.of(request), result, 200, List.of());
+    }
+
+    private ResponseEntity<?> binding(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+        ObjectNode binding = readObject(request);
+        String node = Json.text(binding, "target.name");
+        if (node == null || node.isEmpty()) {
+            throw ApiException.invalid(type, info.name(), List.of(MetaValidation.required("target.name")));
+        }
+        service.guaranteedUpdate(type, info.namespace(), info.name(), 0, writeOptions(request), pod -> {
+            String bound = Json.text(pod, "spec.nodeName");
+            if (bound != null && !bound.isEmpty()) {
+                throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is already assigned to node \""
+                        + bound + "\"");
+            }
+            if (Json.text(pod, "metadata.deletionTimestamp") != null) {
+                throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is being deleted, cannot be assigned"
+                        + " to a host");
+            }
+            Json.child(pod, "spec").put("nodeName", node);
+            ArrayNode conditions = Json.child(pod, "status").has("conditions")
+                    ? (ArrayNode) pod.path("status").get("conditions") : Json.child(pod, "status").putArray("conditions");
+            for (int i = conditions.size() - 1; i >= 0; i--) {
+                if ("PodScheduled".equals(conditions.get(i).path("type").asString(""))) {
+                    conditions.remove(i);
+                }
+            }
+            ObjectNode c = conditions.addObject();
+            c.put("type", "PodScheduled");
+            c.put("status", "True");
+            c.put("lastTransitionTime", ResourceService.now());
+            return pod;
+        });
+        ObjectNode status = Json.object();
+        status.put("kind", "Status");
+        status.put("apiVersion", "v1");
+        status.putObject("metadata");
+        status.put("status", "Success");
+        status.put("code", 201);
+        return write(Format.of(request), status, 201, List.of());
+    }
+
+    // ---- request parsing
+
+    private byte[] readBody(HttpServletRequest request) throws IOException {
+        long max = props.maxRequestBytes();
+        if (request.getContentLengthLong() > max) {
+            throw ApiException.entityTooLarge(max);
+        }
+        try (InputStream in = request.getInputStream()) {
+            byte[] body = in.readNBytes((int) max + 1);
+            if (body.length > max) {
+                throw ApiException.entityTooLarge(max);
+            }
+            if (body.length == 0) {
+                throw ApiException.badRequest("the request body is empty");
+            }
+            return body;
+        }
+    }
+
+    private ObjectNode readObject(HttpServletRequest request) throws IOException {
+        String ct = request.getContentType();
+        String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
+        boolean yaml = switch (mime) {
+            case "", "application/json", "*/*" -> false;
+            case "application/yaml", "application/x-yaml", "text/yaml" -> true;
+            default -> throw ApiException.unsupportedMediaType(ct);
+        };
+        return Json.parseObject(readBody(request), yaml);
+    }
+
+    private WriteOptions writeOptions(HttpServletRequest request) {
+        String dryRun = request.getParameter("dryRun");
+        if (dryRun != null && !dryRun.isEmpty() && !dryRun.equals("All")) {
+            throw ApiException.badRequest("Invalid dry run value \"" + dryRun + "\": the only valid value is \"All\"");
+        }
+        String fv = request.getParameter("fieldValidation");
+        StrictDecoder.FieldValidation mode = switch (fv == null ? "" : fv) {
+            case "Strict" -> StrictDecoder.FieldValidation.STRICT;
+            case "Ignore" -> StrictDecoder.FieldValidation.IGNORE;
+            case "", "Warn" -> StrictDecoder.FieldValidation.WARN;
+            default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
+                    + " got \"" + fv + "\"");
+        };
+        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"));
+    }
+
+    private ListOptions listOptions(HttpServletRequest request, ResourceType type) {
+        int limit = 0;
+        String l = request.getParameter("limit");
+        if (l != null && !l.isEmpty()) {
+            try {
+                limit = Math.max(0, Integer.parseInt(l));
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("invalid limit \"" + l + "\"");
+            }
+        }
+        return new ListOptions(LabelSelector.parse(request.getParameter("labelSelector")),
+                FieldSelector.parse(request.getParameter("fieldSelector"), type), limit,
+                request.getParameter("continue"), request.getParameter("resourceVersion"),
+                request.getParameter("resourceVersionMatch"));
+    }
+
+    private ResourceService.DeleteOptions deleteOptions(HttpServletRequest request) throws IOException {
+        String policy = request.getParameter("propagationPolicy");
+        Long grace = parseLong(request.getParameter("gracePeriodSeconds"), "gracePeriodSeconds");
+        boolean dryRun = writeOptions(request).dryRun();
+        String uid = null;
+        String rv = null;
+        byte[] body = request.getInputStream().readNBytes((int) props.maxRequestBytes() + 1);
+        if (body.length > props.maxRequestBytes()) {
+            throw ApiException.entityTooLarge(props.maxRequestBytes());
+        }
+        if (body.length > 0) {
+            ObjectNode opts = Json.parseObject(body, false);
+            String kind = Json.text(opts, "kind");
+            if (kind != null && !kind.equals("DeleteOptions")) {
+                throw ApiException.badRequest("the body of a delete must be DeleteOptions, not " + kind);
+            }
+            if (opts.has("propagationPolicy") && !opts.get("propagationPolicy").isNull()) {
+                policy = opts.get("propagationPolicy").asString();
+            }
+            if (opts.has("orphanDependents") && opts.get("orphanDependents").asBoolean(false) && policy == null) {
+                policy = "Orphan";
+            }
+            if (opts.has("gracePeriodSeconds") && !opts.get("gracePeriodSeconds").isNull()) {
+                grace = opts.get("gracePeriodSeconds").asLong();
+            }
+            uid = Json.text(opts, "preconditions.uid");
+            rv = Json.text(opts, "preconditions.resourceVersion");
+            JsonNode dr = opts.get("dryRun");
+            if (dr != null && dr.isArray() && dr.size() > 0) {
+                dryRun = true;
+            }
+        }
+        return new ResourceService.DeleteOptions(policy, grace, uid, rv, dryRun);
+    }
+
+    private static Long parseLong(String v, String name) {
+        if (v == null || v.isEmpty()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("invalid " + name + " \"" + v + "\"");
+        }
+    }
+
+    private static boolean isTrue(String v) {
+        return v != null && (v.equals("true") || v.equals("1"));
+    }
+
+    private static TableConvertor.Include include(HttpServletRequest request) {
+        String inc = request.getParameter("includeObject");
+        if (inc == null || inc.isEmpty() || inc.equals("Metadata")) {
+            return TableConvertor.Include.METADATA;
+        }
+        return switch (inc) {
+            case "Object" -> TableConvertor.Include.OBJECT;
+            case "None" -> TableConvertor.Include.NONE;
+            default -> throw ApiException.badRequest("includeObject must be one of None, Metadata, Object");
+        };
+    }
+
+    // ---- responses
+
+    /** What the client accepts: a Table, partial metadata, YAML, or plain JSON. */
+    record Format(boolean table, boolean partial, boolean yaml) {
+        static Format of(HttpServletRequest request) {
+            String accept = request.getHeader(HttpHeaders.ACCEPT);
+            if (accept == null) {
+                return new Format(false, false, false);
+            }
+            String first = accept.split(",")[0];
+            boolean table = first.contains("as=Table");
+            boolean partial = first.contains("as=PartialObjectMetadata");
+            boolean yaml = first.trim().startsWith("application/yaml");
+            return new Format(table, partial, yaml);
+        }
+    }
+
+    private ResponseEntity<?> respond(HttpServletRequest request, ResourceType type, ObjectNode obj, int code,
+                                      List<String> warnings) {
+        Format format = Format.of(request);
+        JsonNode body = obj;
+        if (format.table()) {
+            body = TableConvertor.table(type, List.of(obj), Json.text(obj, "metadata.resourceVersion"), null,
+                    include(request));
+        } else if (format.partial()) {
+            body = TableConvertor.partial(obj);
+        }
+        return write(format, body, code, warnings);
+    }
+
+    static ResponseEntity<byte[]> write(Format format, JsonNode body, int code, List<String> warnings) {
+        List<String> headerValues = new ArrayList<>();
+        for (String w : warnings) {
+            headerValues.add("299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+        }
+        ResponseEntity.BodyBuilder b = ResponseEntity.status(code);
+        if (!headerValues.isEmpty()) {
+            b.header("Warning", headerValues.toArray(String[]::new));
+        }
+        if (format.yaml()) {
+            return b.contentType(MediaType.parseMediaType("application/yaml")).body(Json.YAML.writeValueAsBytes(body));
+        }
+        return b.contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(body));
+    }
+}

@@ -1,0 +1,625 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.store.ListRequest;
+import io.cybernetes.store.ListResult;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.Store;
+import io.cybernetes.store.StoredObject;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The generic registry logic every kind shares, as the Kubernetes apiserver's generic
+ * store has it: metadata that the server owns (uid, timestamps, generation,
+ * resourceVersion), optimistic concurrency with retries for patches, finalizers and
+ * graceful deletion, dry runs, and the mapping of store errors to API errors.
+ */
+final class ResourceService {
+
+    private static final int MAX_UPDATE_ATTEMPTS = 16;
+    private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+    private final Store store;
+    private final ResourceRegistry registry;
+    private final SchemaRegistry schemas;
+    private final SecureRandom random = new SecureRandom();
+
+    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas) {
+        this.store = store;
+        this.registry = registry;
+        this.schemas = schemas;
+    }
+
+    Store store() {
+        return store;
+    }
+
+    // ---- decoding
+
+    /** Checks apiVersion and kind against the URL (filling them in when absent) and applies field validation. */
+    List<String> decode(ResourceType type, ObjectNode body, WriteOptions opts) {
+        String apiVersion = Json.text(body, "apiVersion");
+        String kind = Json.text(body, "kind");
+        if (apiVersion != null && !apiVersion.isEmpty() && !apiVersion.equals(type.apiVersion())) {
+            throw ApiException.badRequest("the API version in the data (" + apiVersion
+                    + ") does not match the expected API version (" + type.apiVersion() + ")");
+        }
+        if (kind != null && !kind.isEmpty() && !kind.equals(type.kind())) {
+            throw ApiException.badRequest("the kind in the data (" + kind + ") does not match the expected kind ("
+                    + type.kind() + ")");
+        }
+        putTypeMetaFirst(body, type);
+        if (body.has("metadata") && !body.get("metadata").isObject() && !body.get("metadata").isNull()) {
+            throw ApiException.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
+                    + type.kind() + ": metadata must be an object");
+        }
+        List<String> unknown = StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation());
+        if (opts.fieldValidation() == StrictDecoder.FieldValidation.WARN) {
+            return unknown.stream().map(u -> "unknown field \"" + u + "\"").toList();
+        }
+        return List.of();
+    }
+
+    /** Puts apiVersion and kind at the front, where people expect to read them. */
+    private static void putTypeMetaFirst(ObjectNode body, ResourceType type) {
+        ObjectNode rest = body.deepCopy();
+        rest.remove(List.of("apiVersion", "kind"));
+        body.removeAll();
+        body.put("apiVersion", type.apiVersion());
+        body.put("kind", type.kind());
+        body.setAll(rest);
+    }
+
+    // ---- create
+
+    Outcome create(ResourceType type, String namespace, ObjectNode body, WriteOptions opts) {
+        List<String> warnings = decode(type, body, opts);
+        ObjectNode meta = Json.child(body, "metadata");
+        checkNamespace(type, namespace, meta);
+        String rv = Json.text(meta, "resourceVersion");
+        if (rv != null && !rv.isEmpty()) {
+            throw ApiException.badRequest("resourceVersion should not be set on objects to be created");
+        }
+        meta.remove(List.of("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                "generation", "selfLink", "resourceVersion"));
+        String generateName = Json.text(meta, "generateName");
+        boolean generated = (Json.text(meta, "name") == null || Json.text(meta, "name").isEmpty())
+                && generateName != null && !generateName.isEmpty();
+        KindStrategy strategy = Strategies.of(type);
+        strategy.prepareForCreate(body);
+        meta.put("uid", UUID.randomUUID().toString());
+        meta.put("creationTimestamp", now());
+        if (strategy.tracksGeneration()) {
+            meta.put("generation", 1);
+        }
+        if (type.namespaced()) {
+            requireActiveNamespace(namespace);
+        }
+        for (int attempt = 0; ; attempt++) {
+            if (generated) {
+                meta.put("name", generateName + randomSuffix());
+            }
+            validateCreate(type, body, strategy);
+            String name = Json.text(meta, "name");
+            if (opts.dryRun()) {
+                if (store.get(type.key(namespace, name)).isPresent()) {
+                    throw ApiException.alreadyExists(type, name);
+                }
+                return new Outcome(body, 201, warnings);
+            }
+            try {
+                StoredObject created = store.create(type.key(namespace, name), body);
+                return new Outcome(created.value(), 201, warnings);
+            } catch (StorageException e) {
+                if (e.isExists() && generated && attempt < 8) {
+                    continue;
+                }
+                throw translate(e, type, name);
+            }
+        }
+    }
+
+    private void validateCreate(ResourceType type, ObjectNode body, KindStrategy strategy) {
+        List<StatusCause> causes = new ArrayList<>();
+        ObjectNode meta = (ObjectNode) body.get("metadata");
+        MetaValidation.validateName(Json.text(meta, "name"), type.nameRule(), "metadata.name", causes);
+        MetaValidation.validateMeta(meta, causes);
+        strategy.validate(body, causes);
+        if (!causes.isEmpty()) {
+            throw ApiException.invalid(type, Json.text(meta, "name"), causes);
+        }
+    }
+
+    private void checkNamespace(ResourceType type, String namespace, ObjectNode meta) {
+        String bodyNs = Json.text(meta, "namespace");
+        if (!type.namespaced()) {
+            meta.remove("namespace");
+            return;
+        }
+        if (bodyNs != null && !bodyNs.isEmpty() && !bodyNs.equals(namespace)) {
+            throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on"
+                    + " the request");
+        }
+        meta.put("namespace", namespace);
+    }
+
+    private void requireActiveNamespace(String namespace) {
+        ResourceType nsType = registry.byPath("", "v1", "namespaces").orElseThrow();
+        Optional<StoredObject> ns = store.get(nsType.key(null, namespace));
+        if (ns.isEmpty()) {
+            throw ApiException.notFound(nsType, namespace);
+        }
+        if (Json.text(ns.get().value(), "metadata.deletionTimestamp") != null) {
+            throw ApiException.forbidden("unable to create new content in namespace " + namespace
+                    + " because it is being terminated");
+        }
+    }
+
+    private String randomSuffix() {
+        StringBuilder sb = new StringBuilder(5);
+        for (int i = 0; i < 5; i++) {
+            sb.append(GENERATE_ALPHABET.charAt(random.nextInt(GENERATE_ALPHABET.length())));
+        }
+        return sb.toString();
+    }
+
+    static String now() {
+        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    // ---- get and list
+
+    StoredObject get(ResourceType type, String namespace, String name) {
+        return store.get(type.key(namespace, name)).orElseThrow(() -> ApiException.notFound(type, name));
+    }
+
+    /** A list page and the continue token for the next one ("" when this is the last). */
+    record Page(ListResult result, String continueToken) {
+    }
+
+    Page list(ResourceType type, String namespace, ListOptions opts) {
+        String prefix = type.keyPrefix(namespace);
+        Predicate<ObjectNode> filter = filter(opts);
+        ListRequest.Match match;
+        long revision = 0;
+        String startAfter = null;
+        if (opts.continueToken() != null && !opts.continueToken().isEmpty()) {
+            if (opts.resourceVersion() != null && !opts.resourceVersion().isEmpty()) {
+                throw ApiException.badRequest("specifying resource version is not allowed when using continue");
+            }
+            ContinueToken token = ContinueToken.decode(opts.continueToken());
+            if (!token.startAfter().startsWith(prefix)) {
+                throw ApiException.badRequest("continue key is not valid: it does not belong to this list");
+            }
+            match = ListRequest.Match.EXACT;
+            revision = token.revision();
+            startAfter = token.startAfter();
+        } else {
+            String rv = opts.resourceVersion();
+            String rvMatch = opts.resourceVersionMatch();
+            if (rv == null || rv.isEmpty()) {
+                if (rvMatch != null && !rvMatch.isEmpty()) {
+                    throw ApiException.badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
+                }
+                match = ListRequest.Match.LATEST;
+            } else {
+                revision = parseRevision(rv);
+                if (rvMatch == null || rvMatch.isEmpty()) {
+                    match = revision == 0 ? ListRequest.Match.ANY
+                            : opts.limit() > 0 ? ListRequest.Match.EXACT : ListRequest.Match.NOT_OLDER_THAN;
+                } else if (rvMatch.equals("NotOlderThan")) {
+                    match = revision == 0 ? ListRequest.Match.ANY : ListRequest.Match.NOT_OLDER_THAN;
+                } else if (rvMatch.equals("Exact")) {
+                    if (revision == 0) {
+                        throw ApiException.badRequest("resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"");
+                    }
+                    match = ListRequest.Match.EXACT;
+                } else {
+                    throw ApiException.badRequest("unsupported resourceVersionMatch \"" + rvMatch
+                            + "\": supported values are \"Exact\" and \"NotOlderThan\"");
+                }
+            }
+        }
+        try {
+            ListResult result = store.list(new ListRequest(prefix, match, revision, filter, startAfter, opts.limit()));
+            String next = result.lastKey() == null ? "" : new ContinueToken(result.revision(), result.lastKey()).encode();
+            return new Page(result, next);
+        } catch (StorageException e) {
+            if (e.isExpired() && startAfter != null) {
+                throw ApiException.gone("The provided continue parameter is too old to display a consistent list"
+                        + " result. You can start a new list without the continue parameter.");
+            }
+            throw translate(e, type, "");
+        }
+    }
+
+    static long parseRevision(String rv) {
+        try {
+            long r = Long.parseLong(rv);
+            if (r < 0) {
+                throw new NumberFormatException();
+            }
+            return r;
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("invalid resource version \"" + rv + "\"");
+        }
+    }
+
+    static Predicate<ObjectNode> filter(ListOptions opts) {
+        if (opts.labels().isEmpty() && opts.fields().isEmpty()) {
+            return null;
+        }
+        return obj -> opts.fields().matches(obj) && opts.labels().matches(labels(obj));
+    }
+
+    static Map<String, String> labels(JsonNode obj) {
+        JsonNode l = obj.path("metadata").path("labels");
+        if (!l.isObject() || l.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<String, JsonNode> e : l.properties()) {
+            out.put(e.getKey(), e.getValue().asString());
+        }
+        return out;
+    }
+
+    // ---- update and patch
+
+    /**
+     * Reads the current object, lets {@code transform} compute the new one, and writes
+     * it if it changed. A conflict is retried with a fresh read unless the caller named
+     * a resourceVersion ({@code expectedRevision} &gt; 0), which then must be current.
+     */
+    Outcome guaranteedUpdate(ResourceType type, String namespace, String name, long expectedRevision,
+                             WriteOptions opts, Function<ObjectNode, ObjectNode> transform) {
+        String key = type.key(namespace, name);
+        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+            StoredObject cur = get(type, namespace, name);
+            if (expectedRevision > 0 && expectedRevision != cur.modRevision()) {
+                throw ApiException.staleObject(type, name);
+            }
+            ObjectNode old = cur.value();
+            ObjectNode updated = transform.apply(old.deepCopy());
+            finishUpdate(type, old, updated);
+            if (sameIgnoringVersion(old, updated)) {
+                return Outcome.ok(old, List.of());
+            }
+            boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
+                    && updated.path("metadata").path("finalizers").isEmpty()
+                    && (!type.kind().equals("Namespace") || updated.path("spec").path("finalizers").isEmpty());
+            if (opts.dryRun()) {
+                return Outcome.ok(updated, List.of());
+            }
+            try {
+                if (finalized) {
+                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                }
+                return Outcome.ok(store.update(key, updated, cur.modRevision(), null).value(), List.of());
+            } catch (StorageException e) {
+                if (e.isConflict() && expectedRevision == 0) {
+                    continue;
+                }
+                if (e.isConflict()) {
+                    throw ApiException.staleObject(type, name);
+                }
+                throw translate(e, type, name);
+            }
+        }
+        throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
+    }
+
+    /** Restores what the server owns, bumps the generation, and validates. */
+    private void finishUpdate(ResourceType type, ObjectNode old, ObjectNode updated) {
+        ObjectNode meta = Json.child(updated, "metadata");
+        ObjectNode oldMeta = (ObjectNode) old.get("metadata");
+        List<StatusCause> causes = new ArrayList<>();
+        String uid = Json.text(meta, "uid");
+        if (uid != null && !uid.isEmpty() && !uid.equals(Json.text(oldMeta, "uid"))) {
+            causes.add(MetaValidation.immutable("metadata.uid"));
+        }
+        for (String f : List.of("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                "generation", "namespace", "name")) {
+            if (oldMeta.has(f)) {
+                meta.set(f, oldMeta.get(f));
+            } else {
+                meta.remove(f);
+            }
+        }
+        meta.remove("selfLink");
+        KindStrategy strategy = Strategies.of(type);
+        strategy.prepareForUpdate(updated, old);
+        MetaValidation.validateMeta(meta, causes);
+        strategy.validateUpdate(updated, old, causes);
+        if (Json.text(oldMeta, "deletionTimestamp") != null) {
+            List<String> oldF = strings(oldMeta.get("finalizers"));
+            for (String f : strings(meta.get("finalizers"))) {
+                if (!oldF.contains(f)) {
+                    causes.add(ApiException.cause("metadata.finalizers", "FieldValueForbidden",
+                            "Forbidden: no new finalizers can be added if the object is being deleted, found new"
+                                    + " finalizers [\"" + f + "\"]"));
+                }
+            }
+        }
+        if (!causes.isEmpty()) {
+            throw ApiException.invalid(type, Json.text(oldMeta, "name"), causes);
+        }
+        if (strategy.tracksGeneration() && !specOf(old).equals(specOf(updated))) {
+            meta.put("generation", oldMeta.path("generation").asLong(1) + 1);
+        }
+    }
+
+    private static JsonNode specOf(ObjectNode obj) {
+        ObjectNode copy = obj.deepCopy();
+        copy.remove(List.of("metadata", "status", "apiVersion", "kind"));
+        return copy;
+    }
+
+    private static boolean sameIgnoringVersion(ObjectNode a, ObjectNode b) {
+        ObjectNode x = a.deepCopy();
+        ObjectNode y = b.deepCopy();
+        Json.child(x, "metadata").remove("resourceVersion");
+        Json.child(y, "metadata").remove("resourceVersion");
+        return x.equals(y);
+    }
+
+    static List<String> strings(JsonNode arr) {
+        List<String> out = new ArrayList<>();
+        if (arr != null && arr.isArray()) {
+            arr.forEach(n -> out.add(n.asString()));
+        }
+        return out;
+    }
+
+    /** PUT of the main resource or its status subresource. */
+    Outcome update(ResourceType type, String namespace, String name, String subresource, ObjectNode body,
+                   WriteOptions opts) {
+        List<String> warnings = decode(type, body, opts);
+        ObjectNode meta = Json.child(body, "metadata");
+        String bodyName = Json.text(meta, "name");
+        if (bodyName != null && !bodyName.isEmpty() && !bodyName.equals(name)) {
+            throw ApiException.badRequest("the name of the object (" + bodyName + ") does not match the name on the URL ("
+                    + name + ")");
+        }
+        checkNamespace(type, namespace, meta);
+        String rv = Json.text(meta, "resourceVersion");
+        long expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
+        Outcome out = guaranteedUpdate(type, namespace, name, expected, opts,
+                old -> mergeForSubresource(type, subresource, old, body.deepCopy()));
+        return new Outcome(out.object(), out.code(), warnings);
+    }
+
+    /** Keeps what the endpoint may not change: status on the main resource, everything but status on /status. */
+    static ObjectNode mergeForSubresource(ResourceType type, String subresource, ObjectNode old, ObjectNode updated) {
+        if ("finalize".equals(subresource)) {
+            ObjectNode result = old.deepCopy();
+            Json.child(result, "spec").set("finalizers", updated.path("spec").path("finalizers").isArray()
+                    ? updated.path("spec").get("finalizers") : Json.MAPPER.createArrayNode());
+            return result;
+        }
+        if ("status".equals(subresource)) {
+            ObjectNode result = old.deepCopy();
+            JsonNode status = updated.get("status");
+            if (status == null) {
+                result.remove("status");
+            } else {
+                result.set("status", status);
+            }
+            return result;
+        }
+        if (type.hasSubresource("status")) {
+            JsonNode status = old.get("status");
+            if (status == null) {
+                updated.remove("status");
+            } else {
+                updated.set("status", status);
+            }
+        }
+        return updated;
+    }
+
+    Outcome patch(ResourceType type, String namespace, String name, String subresource, PatchType patchType,
+                  byte[] body, WriteOptions opts) {
+        JsonNode patch = parsePatch(patchType, body);
+        long expected = 0;
+        if (patch.isObject()) {
+            String rv = Json.text(patch, "metadata.resourceVersion");
+            expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
+        }
+        if (patchType == PatchType.APPLY && store.get(type.key(namespace, name)).isEmpty() && subresource == null) {
+            ObjectNode obj = ((ObjectNode) patch).deepCopy();
+            Json.child(obj, "metadata").put("name", name);
+            return create(type, namespace, obj, opts);
+        }
+        List<String> warnings = new ArrayList<>();
+        Outcome out = guaranteedUpdate(type, namespace, name, expected, opts, old -> {
+            ObjectNode patched = applyPatch(patchType, old, patch);
+            warnings.clear();
+            warnings.addAll(decode(type, patched, opts));
+            String patchedName = Json.text(patched, "metadata.name");
+            if (patchedName != null && !patchedName.equals(name)) {
+                throw ApiException.badRequest("the name of the object (" + patchedName
+                        + ") does not match the name on the URL (" + name + ")");
+            }
+            return mergeForSubresource(type, subresource, old, patched);
+        });
+        return new Outcome(out.object(), out.code(), warnings);
+    }
+
+    static JsonNode parsePatch(PatchType patchType, byte[] body) {
+        if (patchType == PatchType.JSON) {
+            try {
+                JsonNode n = Json.MAPPER.readTree(body);
+                if (n == null || !n.isArray()) {
+                    throw ApiException.badRequest("a JSON patch must be a list of operations");
+                }
+                return n;
+            } catch (tools.jackson.core.JacksonException e) {
+                throw ApiException.badRequest("the JSON patch could not be decoded: " + e.getOriginalMessage());
+            }
+        }
+        return Json.parseObject(body, patchType == PatchType.APPLY);
+    }
+
+    static ObjectNode applyPatch(PatchType patchType, ObjectNode old, JsonNode patch) {
+        JsonNode result = switch (patchType) {
+            case MERGE -> Patches.mergePatch(old, patch);
+            case JSON -> Patches.jsonPatch(old, patch);
+            case STRATEGIC, APPLY -> Patches.strategicMerge(old, (ObjectNode) patch);
+        };
+        if (!(result instanceof ObjectNode o)) {
+            throw ApiException.unprocessable("the patch turned the object into something that is not an object");
+        }
+        return o;
+    }
+
+    // ---- delete
+
+    /** DeleteOptions that matter here. */
+    record DeleteOptions(String propagationPolicy, Long gracePeriodSeconds, String preconditionUid,
+                         String preconditionResourceVersion, boolean dryRun) {
+    }
+
+    Outcome delete(ResourceType type, String namespace, String name, DeleteOptions opts) {
+        String key = type.key(namespace, name);
+        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+            StoredObject cur = get(type, namespace, name);
+            ObjectNode obj = cur.value();
+            if (opts.preconditionUid() != null && !opts.preconditionUid().equals(Json.text(obj, "metadata.uid"))) {
+                throw ApiException.conflict(type, name, "Precondition failed: UID in precondition: "
+                        + opts.preconditionUid() + ", UID in object meta: " + Json.text(obj, "metadata.uid"));
+            }
+            if (opts.preconditionResourceVersion() != null
+                    && !opts.preconditionResourceVersion().equals(Json.text(obj, "metadata.resourceVersion"))) {
+                throw ApiException.conflict(type, name, "Precondition failed: ResourceVersion in precondition: "
+                        + opts.preconditionResourceVersion() + ", ResourceVersion in object meta: "
+                        + Json.text(obj, "metadata.resourceVersion"));
+            }
+            if ("namespaces".equals(type.plural()) && List.of("default", "kube-system", "kube-public").contains(name)) {
+                throw ApiException.forbidden("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted");
+            }
+            ObjectNode updated = obj.deepCopy();
+            ObjectNode meta = Json.child(updated, "metadata");
+            addPropagationFinalizer(meta, opts.propagationPolicy());
+            long grace = gracePeriod(type, obj, opts.gracePeriodSeconds());
+            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0
+                    || (type.kind().equals("Namespace"));
+            if (!pending) {
+                if (opts.dryRun()) {
+                    return Outcome.ok(obj, List.of());
+                }
+                try {
+                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                } catch (StorageException e) {
+                    if (e.isConflict()) {
+                        continue;
+                    }
+                    throw translate(e, type, name);
+                }
+            }
+            if (meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
+                return new Outcome(obj, 202, List.of());
+            }
+            if (!meta.has("deletionTimestamp")) {
+                meta.put("deletionTimestamp", Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS).toString());
+                meta.put("deletionGracePeriodSeconds", grace);
+                if (type.kind().equals("Namespace")) {
+                    Json.child(updated, "status").put("phase", "Terminating");
+                }
+            }
+            if (type.kind().equals("Namespace") && updated.path("spec").path("finalizers").isEmpty()
+                    && meta.path("finalizers").isEmpty()) {
+                if (opts.dryRun()) {
+                    return Outcome.ok(obj, List.of());
+                }
+                try {
+                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                } catch (StorageException e) {
+                    if (e.isConflict()) {
+                        continue;
+                    }
+                    throw translate(e, type, name);
+                }
+            }
+            if (opts.dryRun()) {
+                return new Outcome(updated, 202, List.of());
+            }
+            try {
+                return new Outcome(store.update(key, updated, cur.modRevision(), null).value(), 202, List.of());
+            } catch (StorageException e) {
+                if (e.isConflict()) {
+                    continue;
+                }
+                throw translate(e, type, name);
+            }
+        }
+        throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
+    }
+
+    private static void addPropagationFinalizer(ObjectNode meta, String policy) {
+        if (policy == null || policy.isEmpty() || policy.equals("Background")) {
+            return;
+        }
+        String finalizer = switch (policy) {
+            case "Orphan" -> "orphan";
+            case "Foreground" -> "foregroundDeletion";
+            default -> throw ApiException.badRequest("unsupported propagationPolicy \"" + policy
+                    + "\": supported values are \"Orphan\", \"Background\", \"Foreground\"");
+        };
+        if (meta.has("deletionTimestamp")) {
+            return;
+        }
+        ArrayNode f = meta.has("finalizers") && meta.get("finalizers").isArray()
+                ? (ArrayNode) meta.get("finalizers") : meta.putArray("finalizers");
+        if (!strings(f).contains(finalizer)) {
+            f.add(finalizer);
+        }
+    }
+
+    /** Pods bound to a node end gracefully (their node agent finishes the delete); everything else at once. */
+    private static long gracePeriod(ResourceType type, ObjectNode obj, Long requested) {
+        if (!type.kind().equals("Pod")) {
+            return 0;
+        }
+        String phase = Json.text(obj, "status.phase");
+        if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+            return 0;
+        }
+        if (requested != null) {
+            return Math.max(0, requested);
+        }
+        return obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
+    }
+
+    // ---- errors
+
+    static ApiException translate(StorageException e, ResourceType type, String name) {
+        return switch (e.code()) {
+            case KEY_NOT_FOUND -> ApiException.notFound(type, name);
+            case KEY_EXISTS -> ApiException.alreadyExists(type, name);
+            case CONFLICT -> ApiException.conflict(type, name, e.getMessage());
+            case EXPIRED -> ApiException.gone(e.getMessage());
+            case TOO_LARGE_REVISION -> ApiException.timeout("Too large resource version: " + e.getMessage(), 1);
+            case UNAVAILABLE -> ApiException.unavailable(e.getMessage(), 1);
+            case INTERNAL -> ApiException.internal(e.getMessage());
+        };
+    }
+}

@@ -1,0 +1,74 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceType;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The {@code autoscaling/v1 Scale} view of a workload's replicas, read and written. */
+final class ScaleSubresource {
+
+    private ScaleSubresource() {
+    }
+
+    static ObjectNode toScale(ObjectNode obj) {
+        ObjectNode scale = Json.object();
+        scale.put("kind", "Scale");
+        scale.put("apiVersion", "autoscaling/v1");
+        ObjectNode meta = scale.putObject("metadata");
+        for (String f : List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+            if (obj.path("metadata").has(f)) {
+                meta.set(f, obj.path("metadata").get(f));
+            }
+        }
+        scale.putObject("spec").put("replicas", obj.path("spec").path("replicas").asInt(1));
+        ObjectNode status = scale.putObject("status");
+        status.put("replicas", obj.path("status").path("replicas").asInt(0));
+        status.put("selector", selectorString(obj.path("spec").path("selector")));
+        return scale;
+    }
+
+    /** Applies a written Scale (already patched or sent whole) to the workload. */
+    static ObjectNode applyScale(ResourceType type, ObjectNode obj, JsonNode scale) {
+        if (scale.has("kind") && !"Scale".equals(Json.text(scale, "kind"))) {
+            throw ApiException.badRequest("the kind in the data (" + Json.text(scale, "kind")
+                    + ") does not match the expected kind (Scale)");
+        }
+        JsonNode replicas = scale.path("spec").get("replicas");
+        if (replicas == null || !replicas.isIntegralNumber()) {
+            throw ApiException.invalid(type, Json.text(obj, "metadata.name"),
+                    List.of(MetaValidation.required("spec.replicas")));
+        }
+        if (replicas.asInt() < 0) {
+            throw ApiException.invalid(type, Json.text(obj, "metadata.name"), List.of(MetaValidation.invalid(
+                    "spec.replicas", replicas.asString(), "must be greater than or equal to 0")));
+        }
+        Json.child(obj, "spec").put("replicas", replicas.asInt());
+        return obj;
+    }
+
+    static String selectorString(JsonNode selector) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
+            out.add(e.getKey() + "=" + e.getValue().asString());
+        }
+        for (JsonNode expr : selector.path("matchExpressions")) {
+            List<String> values = new ArrayList<>();
+            expr.path("values").forEach(v -> values.add(v.asString()));
+            String key = expr.path("key").asString("");
+            switch (expr.path("operator").asString("")) {
+                case "In" -> out.add(key + " in (" + String.join(",", values) + ")");
+                case "NotIn" -> out.add(key + " notin (" + String.join(",", values) + ")");
+                case "Exists" -> out.add(key);
+                case "DoesNotExist" -> out.add("!" + key);
+                default -> { }
+            }
+        }
+        return String.join(",", out);
+    }
+}

@@ -1,0 +1,100 @@
+package io.cybernetes.apiserver.internal;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.cybernetes.api.ResourceType;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Schemas of the served kinds, derived once from the fabric8 model classes (which are
+ * generated from Kubernetes' own OpenAPI, field for field).
+ */
+final class SchemaRegistry {
+
+    private final Map<Class<?>, Schema> byClass = new ConcurrentHashMap<>();
+
+    Schema of(ResourceType type) {
+        return schemaOf(type.modelClass());
+    }
+
+    Schema schemaOf(Class<?> cls) {
+        Schema s = byClass.get(cls);
+        if (s != null) {
+            return s;
+        }
+        // Recursive types (JSONSchemaProps and the like) meet themselves: a placeholder breaks the cycle.
+        Map<String, Schema> props = new LinkedHashMap<>();
+        Schema placeholder = new Schema(Schema.Type.OBJECT, cls.getName(), props, null);
+        byClass.put(cls, placeholder);
+        Map<String, Schema> found = new HashMap<>();
+        for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Field f : c.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers()) || f.isAnnotationPresent(JsonIgnore.class)) {
+                    continue;
+                }
+                JsonProperty jp = f.getAnnotation(JsonProperty.class);
+                if (jp == null) {
+                    continue;
+                }
+                String name = jp.value().isEmpty() ? f.getName() : jp.value();
+                found.putIfAbsent(name, of(f.getGenericType()));
+            }
+        }
+        if (found.isEmpty()) {
+            Schema free = Schema.scalar(Schema.Type.FREE);
+            byClass.put(cls, free);
+            return free;
+        }
+        found.keySet().stream().sorted().forEach(k -> props.put(k, found.get(k)));
+        return placeholder;
+    }
+
+    private Schema of(Type t) {
+        if (t instanceof ParameterizedType p) {
+            Class<?> raw = (Class<?>) p.getRawType();
+            Type[] args = p.getActualTypeArguments();
+            if (java.util.List.class.isAssignableFrom(raw)) {
+                return new Schema(Schema.Type.ARRAY, null, Map.of(), of(args[0]));
+            }
+            if (Map.class.isAssignableFrom(raw)) {
+                return new Schema(Schema.Type.MAP, null, Map.of(), of(args[1]));
+            }
+            return Schema.scalar(Schema.Type.FREE);
+        }
+        if (!(t instanceof Class<?> c)) {
+            return Schema.scalar(Schema.Type.FREE);
+        }
+        if (c == String.class) {
+            return Schema.scalar(Schema.Type.STRING);
+        }
+        if (c == Integer.class || c == Long.class || c == int.class || c == long.class || c == Short.class) {
+            return Schema.scalar(Schema.Type.INTEGER);
+        }
+        if (c == Double.class || c == Float.class || c == double.class || c == java.math.BigDecimal.class) {
+            return Schema.scalar(Schema.Type.NUMBER);
+        }
+        if (c == Boolean.class || c == boolean.class) {
+            return Schema.scalar(Schema.Type.BOOLEAN);
+        }
+        if (c == IntOrString.class) {
+            return Schema.scalar(Schema.Type.INT_OR_STRING);
+        }
+        if (c == Quantity.class) {
+            return Schema.scalar(Schema.Type.QUANTITY);
+        }
+        if (c == Object.class || c.isInterface() || !c.getPackageName().startsWith("io.fabric8")) {
+            return Schema.scalar(Schema.Type.FREE);
+        }
+        return schemaOf(c);
+    }
+}

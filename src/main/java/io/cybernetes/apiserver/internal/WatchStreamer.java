@@ -1,0 +1,173 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.Store;
+import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.Watch;
+import io.cybernetes.store.WatchEvent;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * Streams one watch as newline-delimited {@code WatchEvent}s, flushed per event:
+ * synthetic ADDED events first when asked for the current state, then every change in
+ * revision order, with objects moving in or out of the selectors turned into ADDED or
+ * DELETED, bookmarks on request, and an ERROR event with 410 when the revision is gone.
+ */
+final class WatchStreamer {
+
+    /** How the watch was asked for. */
+    record Request(ResourceType type, String namespace, ListOptions options, boolean table,
+                   TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis) {
+    }
+
+    private final ResourceService service;
+
+    WatchStreamer(ResourceService service) {
+        this.service = service;
+    }
+
+    /** Opens the watch (so errors before any byte is written become ordinary responses). */
+    Opened open(Request req) {
+        Store store = service.store();
+        String rv = req.options().resourceVersion();
+        List<StoredObject> initial = List.of();
+        long after;
+        if (rv == null || rv.isEmpty() || rv.equals("0")) {
+            ResourceService.Page page = service.list(req.type(), req.namespace(),
+                    new ListOptions(req.options().labels(), req.options().fields(), 0, null,
+                            rv == null || rv.isEmpty() ? null : "0", null));
+            initial = page.result().items();
+            after = page.result().revision();
+        } else {
+            after = ResourceService.parseRevision(rv);
+        }
+        try {
+            Watch watch = store.watch(req.type().keyPrefix(req.namespace()), after);
+            return new Opened(req, initial, watch, null);
+        } catch (StorageException e) {
+            if (e.isExpired()) {
+                return new Opened(req, List.of(), null, ApiException.gone(e.getMessage()));
+            }
+            throw ResourceService.translate(e, req.type(), "");
+        }
+    }
+
+    /** An opened watch ready to stream. */
+    final class Opened {
+        private final Request req;
+        private final List<StoredObject> initial;
+        private final Watch watch;
+        private final ApiException error;
+
+        Opened(Request req, List<StoredObject> initial, Watch watch, ApiException error) {
+            this.req = req;
+            this.initial = initial;
+            this.watch = watch;
+            this.error = error;
+        }
+
+        void stream(OutputStream out) throws IOException {
+            if (error != null) {
+                write(out, event("ERROR", Json.toTree(error.toStatus())));
+                return;
+            }
+            Predicate<ObjectNode> filter = ResourceService.filter(req.options());
+            long deadline = System.currentTimeMillis() + req.timeoutMillis();
+            long nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
+            try (watch) {
+                for (StoredObject o : initial) {
+                    write(out, event("ADDED", o.value()));
+                }
+                if (initial.isEmpty()) {
+                    out.flush();
+                }
+                while (System.currentTimeMillis() < deadline) {
+                    WatchEvent e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
+                    if (e == null) {
+                        if (watch.isEnded()) {
+                            return;
+                        }
+                        if (req.bookmarks() && System.currentTimeMillis() >= nextBookmark) {
+                            write(out, bookmark(watch.progressRevision()));
+                            nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
+                        }
+                        continue;
+                    }
+                    String type = translate(e, filter);
+                    if (type != null) {
+                        ObjectNode obj = type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED
+                                ? stampedPrevious(e) : e.object();
+                        write(out, event(type, obj));
+                    }
+                }
+                if (req.bookmarks()) {
+                    write(out, bookmark(watch.progressRevision()));
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** The event type a filtered watcher sees, or null when the change is invisible to it. */
+        private String translate(WatchEvent e, Predicate<ObjectNode> filter) {
+            if (filter == null) {
+                return e.type().name();
+            }
+            boolean now = e.type() != WatchEvent.Type.DELETED && filter.test(e.object());
+            boolean before = e.prevObject() != null && filter.test(e.prevObject());
+            if (e.type() == WatchEvent.Type.DELETED) {
+                return filter.test(e.object()) ? "DELETED" : null;
+            }
+            if (now && before) {
+                return "MODIFIED";
+            }
+            if (now) {
+                return "ADDED";
+            }
+            return before ? "DELETED" : null;
+        }
+
+        private ObjectNode stampedPrevious(WatchEvent e) {
+            ObjectNode prev = e.prevObject().deepCopy();
+            Json.child(prev, "metadata").put("resourceVersion", Long.toString(e.revision()));
+            return prev;
+        }
+
+        private ObjectNode event(String type, ObjectNode object) {
+            ObjectNode ev = Json.object();
+            ev.put("type", type);
+            if (req.table() && !type.equals("ERROR") && !type.equals("BOOKMARK")) {
+                ev.set("object", TableConvertor.table(req.type(), List.of(object),
+                        Json.text(object, "metadata.resourceVersion"), null, req.include()));
+            } else {
+                ev.set("object", object);
+            }
+            return ev;
+        }
+
+        private ObjectNode bookmark(long revision) {
+            ObjectNode ev = Json.object();
+            ev.put("type", "BOOKMARK");
+            ObjectNode o = ev.putObject("object");
+            o.put("kind", req.table() ? "Table" : req.type().kind());
+            o.put("apiVersion", req.table() ? "meta.k8s.io/v1" : req.type().apiVersion());
+            o.putObject("metadata").put("resourceVersion", Long.toString(revision));
+            return ev;
+        }
+
+        private void write(OutputStream out, ObjectNode event) throws IOException {
+            out.write(Json.write(event).getBytes(StandardCharsets.UTF_8));
+            out.write('\n');
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+import java.util.Map;
+
+/** Deployments and ReplicaSets: replicas and strategy defaults, a selector that matches the template. */
+final class WorkloadStrategy implements KindStrategy {
+
+    private final boolean deployment;
+
+    WorkloadStrategy(boolean deployment) {
+        this.deployment = deployment;
+    }
+
+    @Override
+    public void prepareForCreate(ObjectNode obj) {
+        obj.remove("status");
+        ObjectNode spec = Json.child(obj, "spec");
+        if (!spec.has("replicas")) {
+            spec.put("replicas", 1);
+        }
+        if (deployment) {
+            if (!spec.has("revisionHistoryLimit")) {
+                spec.put("revisionHistoryLimit", 10);
+            }
+            if (!spec.has("progressDeadlineSeconds")) {
+                spec.put("progressDeadlineSeconds", 600);
+            }
+            ObjectNode strategy = Json.child(spec, "strategy");
+            PodSpecs.putIfAbsent(strategy, "type", "RollingUpdate");
+            if ("RollingUpdate".equals(strategy.path("type").asString())) {
+                ObjectNode ru = Json.child(strategy, "rollingUpdate");
+                if (!ru.has("maxSurge")) {
+                    ru.put("maxSurge", "25%");
+                }
+                if (!ru.has("maxUnavailable")) {
+                    ru.put("maxUnavailable", "25%");
+                }
+            }
+        }
+        JsonNode template = spec.get("template");
+        if (template instanceof ObjectNode t) {
+            PodSpecs.setDefaults(Json.child(t, "spec"));
+        }
+    }
+
+    @Override
+    public void validate(ObjectNode obj, List<StatusCause> causes) {
+        JsonNode spec = obj.get("spec");
+        if (spec == null || !spec.isObject()) {
+            causes.add(MetaValidation.required("spec"));
+            return;
+        }
+        JsonNode replicas = spec.get("replicas");
+        if (replicas != null && replicas.asLong(0) < 0) {
+            causes.add(MetaValidation.invalid("spec.replicas", replicas.asString(),
+                    "must be greater than or equal to 0"));
+        }
+        JsonNode selector = spec.get("selector");
+        if (selector == null || !selector.isObject()
+                || (selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty())) {
+            causes.add(MetaValidation.required("spec.selector"));
+        } else {
+            JsonNode labels = spec.path("template").path("metadata").path("labels");
+            for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
+                if (!e.getValue().equals(labels.get(e.getKey()))) {
+                    causes.add(ApiException.cause("spec.template.metadata.labels", "FieldValueInvalid",
+                            "Invalid value: " + labels + ": `selector` does not match template `labels`"));
+                    break;
+                }
+            }
+        }
+        PodSpecs.validate(spec.path("template").get("spec"), "spec.template.spec", causes);
+    }
+
+    @Override
+    public void validateUpdate(ObjectNode obj, ObjectNode old, List<StatusCause> causes) {
+        validate(obj, causes);
+        if (deployment || "apps/v1".equals(Json.text(obj, "apiVersion"))) {
+            JsonNode a = obj.path("spec").get("selector");
+            JsonNode b = old.path("spec").get("selector");
+            if (a != null && b != null && !a.equals(b)) {
+                causes.add(MetaValidation.immutable("spec.selector"));
+            }
+        }
+    }
+
+    @Override
+    public boolean tracksGeneration() {
+        return true;
+    }
+}

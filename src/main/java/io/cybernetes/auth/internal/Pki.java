@@ -1,0 +1,288 @@
+package io.cybernetes.auth.internal;
+
+import io.cybernetes.auth.AuthProperties;
+import io.cybernetes.auth.ClusterPki;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Creates the cluster PKI under {@code <dataDir>/pki} on first start and loads it
+ * afterwards: a CA, a serving certificate for localhost, 127.0.0.1 and the host name,
+ * an admin client certificate (CN admin, O system:masters) and an admin token.
+ */
+final class Pki implements ClusterPki {
+
+    private static final Duration CA_VALIDITY = Duration.ofDays(3650);
+    private static final Duration CERT_VALIDITY = Duration.ofDays(365);
+
+    private final Path dir;
+    private final Path dataDir;
+    private final X509Certificate ca;
+    private final PrivateKey caKey;
+    private final X509Certificate serving;
+    private final PrivateKey servingKey;
+    private final X509Certificate adminCert;
+    private final PrivateKey adminKey;
+    private final String adminToken;
+
+    Pki(AuthProperties props) {
+        this.dataDir = props.dataDir();
+        this.dir = dataDir.resolve("pki");
+        try {
+            Files.createDirectories(dir);
+            if (!Files.exists(dir.resolve("ca.crt"))) {
+                KeyPair caPair = rsa();
+                X509Certificate caCert = sign("CN=cybernetes-ca", caPair, caPair.getPrivate(), null, CA_VALIDITY, true,
+                        List.of(), null);
+                write("ca.crt", pem(caCert));
+                write("ca.key", pem(caPair.getPrivate()));
+            }
+            this.ca = readCert("ca.crt");
+            this.caKey = readKey("ca.key");
+            if (!Files.exists(dir.resolve("apiserver.crt"))) {
+                KeyPair kp = rsa();
+                write("apiserver.crt", pem(sign("CN=cybernetes-apiserver", kp, caKey, ca, CERT_VALIDITY, false,
+                        hostNames(props.hostNames()), KeyPurposeId.id_kp_serverAuth)));
+                write("apiserver.key", pem(kp.getPrivate()));
+            }
+            if (!Files.exists(dir.resolve("admin.crt"))) {
+                KeyPair kp = rsa();
+                write("admin.crt", pem(sign("CN=admin,O=system:masters", kp, caKey, ca, CERT_VALIDITY, false,
+                        List.of(), KeyPurposeId.id_kp_clientAuth)));
+                write("admin.key", pem(kp.getPrivate()));
+            }
+            if (!Files.exists(dir.resolve("admin.token"))) {
+                byte[] raw = new byte[32];
+                new SecureRandom().nextBytes(raw);
+                write("admin.token", HexFormat.of().formatHex(raw) + "\n");
+            }
+            this.serving = readCert("apiserver.crt");
+            this.servingKey = readKey("apiserver.key");
+            this.adminCert = readCert("admin.crt");
+            this.adminKey = readKey("admin.key");
+            this.adminToken = Files.readString(dir.resolve("admin.token")).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create or read the cluster PKI under " + dir, e);
+        } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException e) {
+            throw new IllegalStateException("could not create the cluster PKI", e);
+        }
+    }
+
+    private static List<String> hostNames(List<String> extra) {
+        Set<String> names = new LinkedHashSet<>(List.of("localhost", "127.0.0.1", "::1"));
+        try {
+            names.add(InetAddress.getLocalHost().getHostName());
+        } catch (IOException e) {
+            // no resolvable host name: localhost and loopback still work
+        }
+        names.addAll(extra);
+        return new ArrayList<>(names);
+    }
+
+    private static KeyPair rsa() throws GeneralSecurityException {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        return g.generateKeyPair();
+    }
+
+    private static X509Certificate sign(String subject, KeyPair subjectKeys, PrivateKey issuerKey, X509Certificate issuer,
+                                        Duration validity, boolean isCa, List<String> sans, KeyPurposeId purpose)
+            throws GeneralSecurityException, IOException, org.bouncycastle.operator.OperatorCreationException {
+        Instant now = Instant.now();
+        X500Name subjectName = new X500Name(subject);
+        X500Name issuerName = issuer == null ? subjectName : new X500Name(issuer.getSubjectX500Principal().getName());
+        X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuerName,
+                new BigInteger(127, new SecureRandom()), Date.from(now.minus(Duration.ofMinutes(5))),
+                Date.from(now.plus(validity)), subjectName, subjectKeys.getPublic());
+        JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
+        b.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(subjectKeys.getPublic()));
+        if (isCa) {
+            b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign
+                    | KeyUsage.digitalSignature));
+        } else {
+            b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+            b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+            b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(issuer));
+        }
+        if (!sans.isEmpty()) {
+            List<GeneralName> names = new ArrayList<>();
+            for (String s : sans) {
+                boolean ip = s.matches("[0-9.]+") || s.contains(":");
+                names.add(new GeneralName(ip ? GeneralName.iPAddress : GeneralName.dNSName, s));
+            }
+            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)));
+        }
+        ContentSigner signer = new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey);
+        return new JcaX509CertificateConverter().getCertificate(b.build(signer));
+    }
+
+    private void write(String name, String content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, content, StandardCharsets.UTF_8);
+        if (name.endsWith(".key") || name.endsWith(".token")) {
+            try {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system: nothing more to restrict
+            }
+        }
+    }
+
+    private static String pem(Object o) throws IOException {
+        StringWriter sw = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(sw)) {
+            if (o instanceof PrivateKey k) {
+                w.writeObject(new org.bouncycastle.util.io.pem.PemObject("PRIVATE KEY", k.getEncoded()));
+            } else {
+                w.writeObject(o);
+            }
+        }
+        return sw.toString();
+    }
+
+    private X509Certificate readCert(String name) throws IOException, GeneralSecurityException {
+        try (var in = Files.newInputStream(dir.resolve(name))) {
+            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        }
+    }
+
+    private PrivateKey readKey(String name) throws IOException {
+        try (PEMParser p = new PEMParser(new StringReader(Files.readString(dir.resolve(name))))) {
+            Object o = p.readObject();
+            JcaPEMKeyConverter conv = new JcaPEMKeyConverter();
+            if (o instanceof PEMKeyPair kp) {
+                return conv.getPrivateKey(kp.getPrivateKeyInfo());
+            }
+            return conv.getPrivateKey((PrivateKeyInfo) o);
+        }
+    }
+
+    @Override
+    public KeyStore servingKeyStore() {
+        try {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setKeyEntry("apiserver", servingKey, new char[0], new java.security.cert.Certificate[] {serving, ca});
+            return ks;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("could not build the serving key store", e);
+        }
+    }
+
+    @Override
+    public KeyStore clientTrustStore() {
+        try {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setCertificateEntry("cybernetes-ca", ca);
+            return ks;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("could not build the client trust store", e);
+        }
+    }
+
+    @Override
+    public X509Certificate caCertificate() {
+        return ca;
+    }
+
+    @Override
+    public String adminToken() {
+        return adminToken;
+    }
+
+    @Override
+    public Path writeAdminKubeconfig(String serverUrl) {
+        Base64.Encoder b64 = Base64.getEncoder();
+        try {
+            String caData = b64.encodeToString(pem(ca).getBytes(StandardCharsets.UTF_8));
+            String certData = b64.encodeToString(pem(adminCert).getBytes(StandardCharsets.UTF_8));
+            String keyData = b64.encodeToString(pem(adminKey).getBytes(StandardCharsets.UTF_8));
+            String yaml = """
+                    apiVersion: v1
+                    kind: Config
+                    clusters:
+                    - name: cybernetes
+                      cluster:
+                        server: %s
+                        certificate-authority-data: %s
+                    users:
+                    - name: admin
+                      user:
+                        token: %s
+                    - name: admin-x509
+                      user:
+                        client-certificate-data: %s
+                        client-key-data: %s
+                    contexts:
+                    - name: cybernetes
+                      context:
+                        cluster: cybernetes
+                        user: admin
+                        namespace: default
+                    - name: cybernetes-x509
+                      context:
+                        cluster: cybernetes
+                        user: admin-x509
+                        namespace: default
+                    current-context: cybernetes
+                    """.formatted(serverUrl, caData, adminToken, certData, keyData);
+            Path p = dataDir.resolve("admin.kubeconfig");
+            Files.writeString(p, yaml, StandardCharsets.UTF_8);
+            try {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system
+            }
+            return p;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write the admin kubeconfig", e);
+        }
+    }
+}

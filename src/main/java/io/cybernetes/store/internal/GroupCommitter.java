@@ -1,0 +1,317 @@
+package io.cybernetes.store.internal;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.StorageException.Code;
+import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.WatchEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * Commits writes in batches, one transaction per batch, on a single writer thread.
+ *
+ * <p>Each batch first locks the single revision-counter row, so batches of every
+ * replica commit one after another and revisions are assigned in commit order with no
+ * gaps. Within the batch each write checks its preconditions against the state left by
+ * the writes before it; a write that fails its check is answered alone, the rest go on.
+ * If the transaction itself fails, every write of the batch fails and nothing of it is
+ * stored. Only the counter row is contended, once per batch rather than once per write.
+ */
+final class GroupCommitter implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupCommitter.class);
+
+    private final DataSource dataSource;
+    private final int maxBatch;
+    private final Consumer<List<WatchEvent>> onCommit;
+    private final BlockingQueue<List<WriteOp>> queue = new LinkedBlockingQueue<>();
+    private final Thread writer;
+    private volatile boolean running = true;
+
+    GroupCommitter(DataSource dataSource, int maxBatch, Consumer<List<WatchEvent>> onCommit) {
+        this.dataSource = dataSource;
+        this.maxBatch = maxBatch;
+        this.onCommit = onCommit;
+        this.writer = new Thread(this::run, "store-group-commit");
+        this.writer.setDaemon(true);
+        this.writer.start();
+    }
+
+    void submit(WriteOp op) {
+        submitTogether(List.of(op));
+    }
+
+    /** Enqueues writes so that they land in the same batch (used to test batch failure). */
+    void submitTogether(List<WriteOp> ops) {
+        if (!running) {
+            for (WriteOp op : ops) {
+                op.result().completeExceptionally(new StorageException(Code.UNAVAILABLE, op.key(), "the store is shutting down"));
+            }
+            return;
+        }
+        queue.add(ops);
+    }
+
+    private void run() {
+        while (running || !queue.isEmpty()) {
+            try {
+                List<WriteOp> first = queue.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                List<WriteOp> batch = new ArrayList<>(first);
+                while (batch.size() < maxBatch) {
+                    List<WriteOp> next = queue.poll();
+                    if (next == null) {
+                        break;
+                    }
+                    batch.addAll(next);
+                }
+                commit(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                log.error("group commit loop failed", e);
+            }
+        }
+    }
+
+    /** The state of one key as seen inside a batch; value null means absent. */
+    private record Current(String uid, long createRevision, long modRevision, ObjectNode value, String json, boolean inDatabase) {
+    }
+
+    private void commit(List<WriteOp> batch) {
+        List<WriteOp> applied = new ArrayList<>(batch.size());
+        List<StoredObject> results = new ArrayList<>(batch.size());
+        List<WatchEvent> events = new ArrayList<>(batch.size());
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                long revision = lockCounter(c);
+                Map<String, Current> state = loadCurrent(c, batch);
+                Map<String, Current> original = new HashMap<>(state);
+                long now = System.currentTimeMillis();
+                try (PreparedStatement logInsert = c.prepareStatement(
+                        "INSERT INTO kv_log (revision, obj_key, event_type, create_revision, prev_revision, created_at, obj_value)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                    for (WriteOp op : batch) {
+                        Current cur = state.get(op.key());
+                        StorageException rejected = check(op, cur);
+                        if (rejected != null) {
+                            op.result().completeExceptionally(rejected);
+                            continue;
+                        }
+                        long rev = ++revision;
+                        ObjectNode stamped = (op.kind() == WriteOp.Kind.DELETE ? cur.value() : op.value()).deepCopy();
+                        Json.child(stamped, "metadata").put("resourceVersion", Long.toString(rev));
+                        long createRev = op.kind() == WriteOp.Kind.CREATE ? rev : cur.createRevision();
+                        WatchEvent.Type type = switch (op.kind()) {
+                            case CREATE -> WatchEvent.Type.ADDED;
+                            case UPDATE -> WatchEvent.Type.MODIFIED;
+                            case DELETE -> WatchEvent.Type.DELETED;
+                        };
+                        logInsert.setLong(1, rev);
+                        logInsert.setString(2, op.key());
+                        logInsert.setString(3, type.name());
+                        logInsert.setLong(4, createRev);
+                        if (cur != null && cur.value() != null) {
+                            logInsert.setLong(5, cur.modRevision());
+                        } else {
+                            logInsert.setNull(5, java.sql.Types.BIGINT);
+                        }
+                        logInsert.setLong(6, now);
+                        String json = Json.write(stamped);
+                        logInsert.setString(7, json);
+                        logInsert.addBatch();
+                        boolean inDb = cur != null && cur.inDatabase();
+                        state.put(op.key(), op.kind() == WriteOp.Kind.DELETE
+                                ? new Current(null, 0, rev, null, null, inDb)
+                                : new Current(uidOf(stamped), createRev, rev, stamped, json, inDb));
+                        applied.add(op);
+                        results.add(new StoredObject(op.key(), createRev, rev, stamped));
+                        events.add(new WatchEvent(type, rev, op.key(), stamped, cur == null ? null : cur.value()));
+                    }
+                    if (applied.isEmpty()) {
+                        c.rollback();
+                        return;
+                    }
+                    logInsert.executeBatch();
+                }
+                writeCurrent(c, state, original);
+                try (PreparedStatement ps = c.prepareStatement("UPDATE revision_counter SET revision = ? WHERE id = 1")) {
+                    ps.setLong(1, revision);
+                    ps.executeUpdate();
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c, e);
+                throw e;
+            }
+        } catch (SQLException | RuntimeException e) {
+            String message = "a batch of " + batch.size() + " writes failed and was rolled back, nothing of it was stored: "
+                    + e.getMessage();
+            log.warn(message);
+            for (WriteOp op : batch) {
+                op.result().completeExceptionally(new StorageException(Code.INTERNAL, op.key(), message, e));
+            }
+            return;
+        }
+        try {
+            onCommit.accept(events);
+        } catch (RuntimeException e) {
+            log.error("could not hand committed events to the watch cache; the tailer will read them", e);
+        }
+        for (int i = 0; i < applied.size(); i++) {
+            applied.get(i).result().complete(results.get(i));
+        }
+    }
+
+    private static void rollbackQuietly(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static long lockCounter(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT revision FROM revision_counter WHERE id = 1 FOR UPDATE");
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("revision_counter row is missing");
+            }
+            return rs.getLong(1);
+        }
+    }
+
+    private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch) throws SQLException {
+        Map<String, Current> state = new HashMap<>();
+        List<String> keys = batch.stream().map(WriteOp::key).distinct().toList();
+        for (int from = 0; from < keys.size(); from += 100) {
+            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + 100));
+            String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
+            try (PreparedStatement ps = c.prepareStatement("SELECT obj_key, uid, create_revision, mod_revision, obj_value"
+                    + " FROM kv_current WHERE obj_key IN (" + marks + ")")) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setString(i + 1, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        state.put(rs.getString(1), new Current(rs.getString(2), rs.getLong(3), rs.getLong(4),
+                                Json.parseStored(rs.getString(5)), null, true));
+                    }
+                }
+            }
+        }
+        return state;
+    }
+
+    private static StorageException check(WriteOp op, Current cur) {
+        boolean exists = cur != null && cur.value() != null;
+        if (op.kind() == WriteOp.Kind.CREATE) {
+            return exists ? new StorageException(Code.KEY_EXISTS, op.key(), "key exists: " + op.key()) : null;
+        }
+        if (!exists) {
+            return new StorageException(Code.KEY_NOT_FOUND, op.key(), "key not found: " + op.key());
+        }
+        if (op.expectedModRevision() > 0 && op.expectedModRevision() != cur.modRevision()) {
+            return new StorageException(Code.CONFLICT, op.key(), "the object has been modified; please apply your changes"
+                    + " to the latest version and try again");
+        }
+        if (op.expectedUid() != null && !op.expectedUid().equals(cur.uid())) {
+            return new StorageException(Code.CONFLICT, op.key(), "Precondition failed: UID in precondition: "
+                    + op.expectedUid() + ", UID in object meta: " + cur.uid());
+        }
+        return null;
+    }
+
+    /** Writes the final state of each touched key once: insert, update or delete. */
+    private static void writeCurrent(Connection c, Map<String, Current> state, Map<String, Current> original)
+            throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO kv_current (obj_key, uid, create_revision, mod_revision, obj_value) VALUES (?, ?, ?, ?, ?)");
+             PreparedStatement update = c.prepareStatement(
+                     "UPDATE kv_current SET uid = ?, create_revision = ?, mod_revision = ?, obj_value = ? WHERE obj_key = ?");
+             PreparedStatement delete = c.prepareStatement("DELETE FROM kv_current WHERE obj_key = ?")) {
+            boolean ins = false;
+            boolean upd = false;
+            boolean del = false;
+            for (Map.Entry<String, Current> e : new LinkedHashMap<>(state).entrySet()) {
+                Current now = e.getValue();
+                if (now == original.get(e.getKey())) {
+                    continue;
+                }
+                if (now.value() == null) {
+                    if (now.inDatabase()) {
+                        delete.setString(1, e.getKey());
+                        delete.addBatch();
+                        del = true;
+                    }
+                } else if (now.inDatabase()) {
+                    update.setString(1, now.uid());
+                    update.setLong(2, now.createRevision());
+                    update.setLong(3, now.modRevision());
+                    update.setString(4, now.json());
+                    update.setString(5, e.getKey());
+                    update.addBatch();
+                    upd = true;
+                } else {
+                    insert.setString(1, e.getKey());
+                    insert.setString(2, now.uid());
+                    insert.setLong(3, now.createRevision());
+                    insert.setLong(4, now.modRevision());
+                    insert.setString(5, now.json());
+                    insert.addBatch();
+                    ins = true;
+                }
+            }
+            if (del) {
+                delete.executeBatch();
+            }
+            if (upd) {
+                update.executeBatch();
+            }
+            if (ins) {
+                insert.executeBatch();
+            }
+        }
+    }
+
+    private static String uidOf(ObjectNode value) {
+        return Json.text(value, "metadata.uid");
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<List<WriteOp>> left = new ArrayList<>();
+        queue.drainTo(left);
+        for (List<WriteOp> ops : left) {
+            for (WriteOp op : ops) {
+                op.result().completeExceptionally(new StorageException(Code.UNAVAILABLE, op.key(), "the store was shut down"));
+            }
+        }
+    }
+}

@@ -1,0 +1,414 @@
+package io.cybernetes.store.internal;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.store.ListRequest;
+import io.cybernetes.store.ListResult;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.StorageException.Code;
+import io.cybernetes.store.Store;
+import io.cybernetes.store.StoreProperties;
+import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.Watch;
+import io.cybernetes.store.WatchEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The SQL-backed {@link Store}: writes through the {@link GroupCommitter}, single reads
+ * from the current-objects table, lists and watches from the {@link WatchCache}, which
+ * a tailer thread keeps up with the revision log (this process's commits directly,
+ * other replicas' by polling).
+ */
+public final class SqlStore implements Store, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SqlStore.class);
+    private static final long WRITE_TIMEOUT_SECONDS = 60;
+    private static final long CACHE_WAIT_MILLIS = 5_000;
+
+    private final DataSource dataSource;
+    private final StoreProperties props;
+    private final RevisionLogRepository logRepository;
+    private final WatchCache cache;
+    private final GroupCommitter committer;
+    private final BlockingQueue<List<WatchEvent>> localCommits = new LinkedBlockingQueue<>();
+    private final Thread tailer;
+    private volatile boolean running = true;
+
+    public SqlStore(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
+        this.dataSource = dataSource;
+        this.props = props;
+        this.logRepository = logRepository;
+        this.cache = new WatchCache(props.watchCacheEvents(), props.watcherQueue());
+        resync();
+        this.committer = new GroupCommitter(dataSource, props.maxBatch(), localCommits::add);
+        this.tailer = new Thread(this::tail, "store-log-tailer");
+        this.tailer.setDaemon(true);
+        this.tailer.start();
+    }
+
+    GroupCommitter committer() {
+        return committer;
+    }
+
+    // ---- writes
+
+    @Override
+    public StoredObject create(String key, ObjectNode value) {
+        return write(WriteOp.of(WriteOp.Kind.CREATE, key, value, 0, null));
+    }
+
+    @Override
+    public StoredObject update(String key, ObjectNode value, long expectedModRevision, String expectedUid) {
+        return write(WriteOp.of(WriteOp.Kind.UPDATE, key, value, expectedModRevision, expectedUid));
+    }
+
+    @Override
+    public StoredObject delete(String key, long expectedModRevision, String expectedUid) {
+        return write(WriteOp.of(WriteOp.Kind.DELETE, key, null, expectedModRevision, expectedUid));
+    }
+
+    private StoredObject write(WriteOp op) {
+        committer.submit(op);
+        return await(op);
+    }
+
+    static StoredObject await(WriteOp op) {
+        try {
+            return op.result().get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof StorageException se) {
+                throw se;
+            }
+            throw new StorageException(Code.INTERNAL, op.key(), String.valueOf(e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StorageException(Code.UNAVAILABLE, op.key(), "the write was not committed within "
+                    + WRITE_TIMEOUT_SECONDS + "s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(Code.UNAVAILABLE, op.key(), "interrupted while waiting for the commit");
+        }
+    }
+
+    // ---- reads
+
+    @Override
+    public Optional<StoredObject> get(String key) {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT create_revision, mod_revision, obj_value FROM kv_current WHERE obj_key = ?")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new StoredObject(key, rs.getLong(1), rs.getLong(2), Json.parseStored(rs.getString(3))));
+            }
+        } catch (SQLException e) {
+            throw unavailable(key, e);
+        }
+    }
+
+    @Override
+    public long currentRevision() {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT revision FROM revision_counter WHERE id = 1");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw unavailable("", e);
+        }
+    }
+
+    @Override
+    public long compactedRevision() {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT compacted_revision FROM revision_counter WHERE id = 1");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw unavailable("", e);
+        }
+    }
+
+    @Override
+    public long cachedRevision() {
+        return cache.revision();
+    }
+
+    @Override
+    public ListResult list(ListRequest req) {
+        long at = switch (req.match()) {
+            case ANY -> cache.revision();
+            case LATEST -> {
+                long latest = currentRevision();
+                awaitCache(latest, req.prefix());
+                yield latest;
+            }
+            case NOT_OLDER_THAN -> {
+                awaitCache(req.revision(), req.prefix());
+                yield cache.revision();
+            }
+            case EXACT -> {
+                awaitCache(req.revision(), req.prefix());
+                yield req.revision();
+            }
+        };
+        return cache.list(req, at);
+    }
+
+    private void awaitCache(long revision, String key) {
+        try {
+            if (!cache.awaitRevision(revision, CACHE_WAIT_MILLIS)) {
+                throw new StorageException(Code.TOO_LARGE_REVISION, key, "Too large resource version: " + revision
+                        + ", current: " + cache.revision());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(Code.UNAVAILABLE, key, "interrupted");
+        }
+    }
+
+    @Override
+    public Watch watch(String prefix, long afterRevision) {
+        awaitCache(afterRevision, prefix);
+        for (int attempt = 0; ; attempt++) {
+            long oldest = cache.oldestRevision();
+            if (afterRevision >= oldest) {
+                try {
+                    return cache.watch(prefix, afterRevision);
+                } catch (StorageException e) {
+                    if (!e.isExpired() || attempt > 3) {
+                        throw e;
+                    }
+                    continue;
+                }
+            }
+            // Older than the cache: replay from the revision log when compaction has not reached it.
+            long compacted = compactedRevision();
+            if (afterRevision < compacted) {
+                throw new StorageException(Code.EXPIRED, prefix, "too old resource version: " + afterRevision
+                        + " (" + compacted + ")");
+            }
+            CacheWatcher w;
+            try {
+                w = cache.watch(prefix, oldest);
+            } catch (StorageException e) {
+                if (e.isExpired() && attempt < 3) {
+                    continue;
+                }
+                throw e;
+            }
+            w.prepend(readLog(prefix, afterRevision, oldest));
+            return w;
+        }
+    }
+
+    private List<WatchEvent> readLog(String prefix, long after, long upTo) {
+        List<WatchEvent> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT l.revision, l.obj_key, l.event_type, l.obj_value, p.obj_value"
+                     + " FROM kv_log l LEFT JOIN kv_log p ON p.revision = l.prev_revision"
+                     + " WHERE l.revision > ? AND l.revision <= ? ORDER BY l.revision")) {
+            ps.setLong(1, after);
+            ps.setLong(2, upTo);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String key = rs.getString(2);
+                    if (!key.startsWith(prefix)) {
+                        continue;
+                    }
+                    String prev = rs.getString(5);
+                    out.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1), key,
+                            Json.parseStored(rs.getString(4)), prev == null ? null : Json.parseStored(prev)));
+                }
+            }
+        } catch (SQLException e) {
+            throw unavailable(prefix, e);
+        }
+        return out;
+    }
+
+    @Override
+    public List<StoredObject> history(String key) {
+        return logRepository.findByKeyOrderByRevisionAsc(key).stream()
+                .map(e -> new StoredObject(e.key(), e.createRevision(), e.revision(), Json.parseStored(e.value())))
+                .toList();
+    }
+
+    // ---- the tailer: keeps the cache up with the log
+
+    private void tail() {
+        long lastPoll = System.nanoTime();
+        long pollNanos = props.pollInterval().toNanos();
+        while (running) {
+            try {
+                List<WatchEvent> local = localCommits.poll(props.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                boolean applied = local != null && cache.apply(local);
+                if (!applied || System.nanoTime() - lastPoll > pollNanos) {
+                    catchUp();
+                    lastPoll = System.nanoTime();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                log.warn("tailing the revision log failed; retrying: {}", e.toString());
+                sleepQuietly(500);
+            }
+        }
+    }
+
+    private void catchUp() {
+        while (true) {
+            List<WatchEvent> events = new ArrayList<>();
+            try (Connection c = dataSource.getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT revision, obj_key, event_type, obj_value FROM kv_log"
+                         + " WHERE revision > ? ORDER BY revision LIMIT 1000")) {
+                ps.setLong(1, cache.revision());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        events.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1),
+                                rs.getString(2), Json.parseStored(rs.getString(4)), null));
+                    }
+                }
+            } catch (SQLException e) {
+                throw unavailable("", e);
+            }
+            if (events.isEmpty()) {
+                return;
+            }
+            if (!cache.apply(events)) {
+                log.warn("the revision log has a gap after revision {} (compacted past this replica); reloading",
+                        cache.revision());
+                resync();
+                return;
+            }
+            if (events.size() < 1000) {
+                return;
+            }
+        }
+    }
+
+    /** Loads a consistent snapshot of all current objects and the revision it was read at. */
+    private void resync() {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try {
+                long revision;
+                try (PreparedStatement ps = c.prepareStatement("SELECT revision FROM revision_counter WHERE id = 1");
+                     ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    revision = rs.getLong(1);
+                }
+                List<StoredObject> all = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT obj_key, create_revision, mod_revision, obj_value FROM kv_current");
+                     ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        all.add(new StoredObject(rs.getString(1), rs.getLong(2), rs.getLong(3),
+                                Json.parseStored(rs.getString(4))));
+                    }
+                }
+                c.commit();
+                cache.reset(all, revision);
+            } finally {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw unavailable("", e);
+        }
+    }
+
+    // ---- compaction
+
+    /**
+     * Deletes superseded revisions older than the window, keeping at least the last
+     * {@code compactionMinRevisions}. Returns the new compacted revision (unchanged when nothing was due).
+     */
+    public long compact() {
+        long now = System.currentTimeMillis();
+        try (Connection c = dataSource.getConnection()) {
+            long current;
+            long compacted;
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT revision, compacted_revision FROM revision_counter WHERE id = 1");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                current = rs.getLong(1);
+                compacted = rs.getLong(2);
+            }
+            long byTime = 0;
+            try (PreparedStatement ps = c.prepareStatement("SELECT MAX(revision) FROM kv_log WHERE created_at < ?")) {
+                ps.setLong(1, now - props.compactionWindow().toMillis());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        byTime = rs.getLong(1);
+                    }
+                }
+            }
+            long cutoff = Math.min(byTime, current - props.compactionMinRevisions());
+            if (cutoff <= compacted) {
+                return compacted;
+            }
+            // Publish the compacted revision first, so nobody starts reading what is about to go.
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE revision_counter SET compacted_revision = ? WHERE id = 1 AND compacted_revision < ?")) {
+                ps.setLong(1, cutoff);
+                ps.setLong(2, cutoff);
+                ps.executeUpdate();
+            }
+            int deleted;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM kv_log WHERE revision <= ? AND NOT EXISTS"
+                    + " (SELECT 1 FROM kv_current c WHERE c.mod_revision = kv_log.revision)")) {
+                ps.setLong(1, cutoff);
+                deleted = ps.executeUpdate();
+            }
+            log.debug("compacted the revision log up to {} ({} rows deleted)", cutoff, deleted);
+            return cutoff;
+        } catch (SQLException e) {
+            throw unavailable("", e);
+        }
+    }
+
+    private static StorageException unavailable(String key, SQLException e) {
+        return new StorageException(Code.UNAVAILABLE, key, "the database is unavailable: " + e.getMessage(), e);
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    int watcherCount() {
+        return cache.watcherCount();
+    }
+
+    @Override
+    public void close() {
+        committer.close();
+        running = false;
+        tailer.interrupt();
+    }
+}

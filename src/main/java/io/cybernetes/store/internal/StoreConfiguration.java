@@ -1,0 +1,42 @@
+package io.cybernetes.store.internal;
+
+import io.cybernetes.store.StoreProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import javax.sql.DataSource;
+
+/** Wires the SQL store and runs its compaction on a schedule. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(StoreProperties.class)
+@EnableScheduling
+class StoreConfiguration {
+
+    @Bean(destroyMethod = "close")
+    SqlStore store(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
+        return new SqlStore(dataSource, props, logRepository);
+    }
+
+    @Bean
+    Compactor compactor(SqlStore store) {
+        return new Compactor(store);
+    }
+
+    /** Runs {@link SqlStore#compact()} every {@code cybernetes.store.compaction-interval}. */
+    static final class Compactor {
+        private final SqlStore store;
+
+        Compactor(SqlStore store) {
+            this.store = store;
+        }
+
+        @Scheduled(fixedDelayString = "${cybernetes.store.compaction-interval:30s}",
+                initialDelayString = "${cybernetes.store.compaction-interval:30s}")
+        void compact() {
+            store.compact();
+        }
+    }
+}
