@@ -23,8 +23,8 @@ interface KindStrategy {
     default void validate(ObjectNode obj, List<StatusCause> causes) {
     }
 
-    /** Validates an update against the old object (immutable fields). */
-    default void validateUpdate(ObjectNode obj, ObjectNode old, List<StatusCause> causes) {
+    /** Validates an update against the old object (immutable fields); subresource is null for the main resource. */
+    default void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);
     }
 

@@ -26,9 +26,9 @@ final class PodStrategy implements KindStrategy {
     }
 
     @Override
-    public void validateUpdate(ObjectNode obj, ObjectNode old, List<StatusCause> causes) {
+    public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);
-        if (!mutableView(obj.get("spec")).equals(mutableView(old.get("spec")))) {
+        if (!"binding".equals(subresource) && !mutableView(obj.get("spec")).equals(mutableView(old.get("spec")))) {
             causes.add(ApiException.cause("spec", "FieldValueForbidden", "Forbidden: pod updates may not change fields"
                     + " other than `spec.containers[*].image`, `spec.initContainers[*].image`,"
                     + " `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations),"

@@ -242,7 +242,7 @@ class ResourceController {
         if (node == null || node.isEmpty()) {
             throw ApiException.invalid(type, info.name(), List.of(MetaValidation.required("target.name")));
         }
-        service.guaranteedUpdate(type, info.namespace(), info.name(), 0, writeOptions(request), pod -> {
+        service.guaranteedUpdate(type, info.namespace(), info.name(), "binding", 0, writeOptions(request), pod -> {
             String bound = Json.text(pod, "spec.nodeName");
             if (bound != null && !bound.isEmpty()) {
                 throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is already assigned to node \""

@@ -291,6 +291,12 @@ final class ResourceService {
      */
     Outcome guaranteedUpdate(ResourceType type, String namespace, String name, long expectedRevision,
                              WriteOptions opts, Function<ObjectNode, ObjectNode> transform) {
+        return guaranteedUpdate(type, namespace, name, null, expectedRevision, opts, transform);
+    }
+
+    /** As above, for a subresource: its strategy may allow changes the main resource forbids (binding a pod). */
+    Outcome guaranteedUpdate(ResourceType type, String namespace, String name, String subresource, long expectedRevision,
+                             WriteOptions opts, Function<ObjectNode, ObjectNode> transform) {
         String key = type.key(namespace, name);
         for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
             StoredObject cur = get(type, namespace, name);
@@ -299,7 +305,7 @@ final class ResourceService {
             }
             ObjectNode old = cur.value();
             ObjectNode updated = transform.apply(old.deepCopy());
-            finishUpdate(type, old, updated);
+            finishUpdate(type, subresource, old, updated);
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());
             }
@@ -328,7 +334,7 @@ final class ResourceService {
     }
 
     /** Restores what the server owns, bumps the generation, and validates. */
-    private void finishUpdate(ResourceType type, ObjectNode old, ObjectNode updated) {
+    private void finishUpdate(ResourceType type, String subresource, ObjectNode old, ObjectNode updated) {
         ObjectNode meta = Json.child(updated, "metadata");
         ObjectNode oldMeta = (ObjectNode) old.get("metadata");
         List<StatusCause> causes = new ArrayList<>();
@@ -348,7 +354,7 @@ final class ResourceService {
         KindStrategy strategy = Strategies.of(type);
         strategy.prepareForUpdate(updated, old);
         MetaValidation.validateMeta(meta, causes);
-        strategy.validateUpdate(updated, old, causes);
+        strategy.validateUpdate(updated, old, subresource, causes);
         if (Json.text(oldMeta, "deletionTimestamp") != null) {
             List<String> oldF = strings(oldMeta.get("finalizers"));
             for (String f : strings(meta.get("finalizers"))) {
@@ -402,7 +408,7 @@ final class ResourceService {
         checkNamespace(type, namespace, meta);
         String rv = Json.text(meta, "resourceVersion");
         long expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
-        Outcome out = guaranteedUpdate(type, namespace, name, expected, opts,
+        Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts,
                 old -> mergeForSubresource(type, subresource, old, body.deepCopy()));
         return new Outcome(out.object(), out.code(), warnings);
     }
@@ -450,7 +456,7 @@ final class ResourceService {
             return create(type, namespace, obj, opts);
         }
         List<String> warnings = new ArrayList<>();
-        Outcome out = guaranteedUpdate(type, namespace, name, expected, opts, old -> {
+        Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts, old -> {
             ObjectNode patched = applyPatch(patchType, old, patch);
             warnings.clear();
             warnings.addAll(decode(type, patched, opts));

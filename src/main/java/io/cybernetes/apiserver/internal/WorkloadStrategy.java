@@ -80,7 +80,7 @@ final class WorkloadStrategy implements KindStrategy {
     }
 
     @Override
-    public void validateUpdate(ObjectNode obj, ObjectNode old, List<StatusCause> causes) {
+    public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);
         if (deployment || "apps/v1".equals(Json.text(obj, "apiVersion"))) {
             JsonNode a = obj.path("spec").get("selector");

@@ -1,0 +1,380 @@
+package io.cybernetes.apiserver;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every verb and subresource over real HTTP, as curl or a client library would use them. */
+class ResourceApiTest extends ApiTestSupport {
+
+    String ns;
+
+    @BeforeEach
+    void namespace() {
+        ns = "t-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(createNamespace(ns).code()).isEqualTo(201);
+    }
+
+    static String configMap(String name, String data) {
+        return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name + "\",\"labels\":{\"app\":\"a\"}},"
+                + "\"data\":{\"k\":\"" + data + "\"}}";
+    }
+
+    static String deployment(String name, int replicas) {
+        return """
+                {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s","labels":{"app":"%s"}},
+                 "spec":{"replicas":%d,"selector":{"matchLabels":{"app":"%s"}},
+                  "template":{"metadata":{"labels":{"app":"%s"}},
+                   "spec":{"containers":[{"name":"web","image":"nginx:1.27","ports":[{"containerPort":80}],
+                           "env":[{"name":"A","value":"1"}]}]}}}}""".formatted(name, name, replicas, name, name);
+    }
+
+    static String pod(String name) {
+        return "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + name + "\"},"
+                + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}";
+    }
+
+    @Test
+    void createSetsServerOwnedMetadataAndGetReturnsTheObject() {
+        Response created = post("/api/v1/namespaces/" + ns + "/configmaps", configMap("one", "v"));
+        assertThat(created.code()).isEqualTo(201);
+        assertThat(created.text("kind")).isEqualTo("ConfigMap");
+        assertThat(created.text("apiVersion")).isEqualTo("v1");
+        assertThat(created.text("metadata.uid")).hasSize(36);
+        assertThat(created.text("metadata.creationTimestamp")).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+        assertThat(created.text("metadata.resourceVersion")).matches("\\d+");
+        assertThat(created.text("metadata.namespace")).isEqualTo(ns);
+        Response got = get("/api/v1/namespaces/" + ns + "/configmaps/one");
+        assertThat(got.code()).isEqualTo(200);
+        assertThat(got.json()).isEqualTo(created.json());
+        Response again = post("/api/v1/namespaces/" + ns + "/configmaps", configMap("one", "v"));
+        assertThat(again.code()).isEqualTo(409);
+        assertThat(again.text("reason")).isEqualTo("AlreadyExists");
+        assertThat(again.text("message")).isEqualTo("configmaps \"one\" already exists");
+    }
+
+    @Test
+    void generateNameMakesAUniqueName() {
+        Response r = post("/api/v1/namespaces/" + ns + "/configmaps",
+                "{\"metadata\":{\"generateName\":\"gen-\"},\"data\":{}}");
+        assertThat(r.code()).isEqualTo(201);
+        assertThat(r.text("metadata.name")).matches("gen-[a-z0-9]{5}");
+    }
+
+    @Test
+    void updateWithAStaleResourceVersionIsAConflictAndWithoutOneIsUnconditional() {
+        Response created = post("/api/v1/namespaces/" + ns + "/configmaps", configMap("cm", "1"));
+        String rv = created.text("metadata.resourceVersion");
+        String path = "/api/v1/namespaces/" + ns + "/configmaps/cm";
+        Response updated = put(path, configMap("cm", "2").replace("\"name\":\"cm\"",
+                "\"name\":\"cm\",\"resourceVersion\":\"" + rv + "\""));
+        assertThat(updated.code()).isEqualTo(200);
+        assertThat(updated.text("data.k")).isEqualTo("2");
+        Response stale = put(path, configMap("cm", "3").replace("\"name\":\"cm\"",
+                "\"name\":\"cm\",\"resourceVersion\":\"" + rv + "\""));
+        assertThat(stale.code()).isEqualTo(409);
+        assertThat(stale.text("reason")).isEqualTo("Conflict");
+        assertThat(stale.text("message")).contains("the object has been modified");
+        assertThat(get(path).text("data.k")).isEqualTo("2");
+        Response blind = put(path, configMap("cm", "4"));
+        assertThat(blind.code()).isEqualTo(200);
+        assertThat(blind.text("data.k")).isEqualTo("4");
+        assertThat(blind.text("metadata.uid")).isEqualTo(created.text("metadata.uid"));
+        assertThat(blind.text("metadata.creationTimestamp")).isEqualTo(created.text("metadata.creationTimestamp"));
+    }
+
+    @Test
+    void generationCountsSpecChangesOnlyAndStatusGoesThroughItsSubresource() {
+        String base = "/apis/apps/v1/namespaces/" + ns + "/deployments";
+        assertThat(post(base, deployment("d", 1)).text("metadata.generation")).isEqualTo("1");
+        Response labeled = patch(base + "/d", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"x\":\"y\"}}}");
+        assertThat(labeled.text("metadata.generation")).isEqualTo("1");
+        Response scaled = patch(base + "/d", "application/merge-patch+json", "{\"spec\":{\"replicas\":3}}");
+        assertThat(scaled.text("metadata.generation")).isEqualTo("2");
+        // status written on the main resource is ignored; through /status it sticks, and spec there is ignored
+        Response ignored = patch(base + "/d", "application/merge-patch+json", "{\"status\":{\"replicas\":7}}");
+        assertThat(ignored.json().path("status").path("replicas").isMissingNode()).isTrue();
+        Response status = patch(base + "/d/status", "application/merge-patch+json",
+                "{\"spec\":{\"replicas\":9},\"status\":{\"replicas\":7,\"observedGeneration\":2}}");
+        assertThat(status.code()).isEqualTo(200);
+        assertThat(status.text("status.replicas")).isEqualTo("7");
+        assertThat(status.text("spec.replicas")).isEqualTo("3");
+        assertThat(status.text("metadata.generation")).isEqualTo("2");
+        assertThat(get(base + "/d/status").text("status.observedGeneration")).isEqualTo("2");
+    }
+
+    @Test
+    void theThreePatchFormats() {
+        String base = "/apis/apps/v1/namespaces/" + ns + "/deployments";
+        post(base, deployment("p", 1));
+        Response json = patch(base + "/p", "application/json-patch+json",
+                "[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":4},"
+                        + "{\"op\":\"add\",\"path\":\"/metadata/labels/tier\",\"value\":\"front\"}]");
+        assertThat(json.code()).isEqualTo(200);
+        assertThat(json.text("spec.replicas")).isEqualTo("4");
+        assertThat(json.text("metadata.labels.tier")).isEqualTo("front");
+        Response failedTest = patch(base + "/p", "application/json-patch+json",
+                "[{\"op\":\"test\",\"path\":\"/spec/replicas\",\"value\":99}]");
+        assertThat(failedTest.code()).isEqualTo(422);
+        // strategic merge: containers merge by name, env by name, $patch delete removes one
+        Response smp = patch(base + "/p", "application/strategic-merge-patch+json", """
+                {"spec":{"template":{"spec":{"containers":[
+                  {"name":"web","image":"nginx:1.28","env":[{"name":"B","value":"2"}]},
+                  {"name":"sidecar","image":"envoy:1"}]}}}}""");
+        assertThat(smp.code()).isEqualTo(200);
+        JsonNode containers = smp.json().at("/spec/template/spec/containers");
+        assertThat(containers).hasSize(2);
+        assertThat(containers.get(0).path("image").asString()).isEqualTo("nginx:1.28");
+        assertThat(containers.get(0).path("ports")).hasSize(1);
+        assertThat(containers.get(0).path("env")).hasSize(2);
+        Response del = patch(base + "/p", "application/strategic-merge-patch+json", """
+                {"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"web"}],
+                  "containers":[{"name":"sidecar","$patch":"delete"}]}}}}""");
+        assertThat(del.json().at("/spec/template/spec/containers")).hasSize(1);
+        Response merge = patch(base + "/p", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"tier\":null}}}");
+        assertThat(merge.json().at("/metadata/labels").has("tier")).isFalse();
+        Response unsupported = patch(base + "/p", "text/plain", "x");
+        assertThat(unsupported.code()).isEqualTo(415);
+    }
+
+    @Test
+    void scaleSubresourceReadsAndWritesReplicas() {
+        String base = "/apis/apps/v1/namespaces/" + ns + "/deployments";
+        post(base, deployment("s", 2));
+        Response scale = get(base + "/s/scale");
+        assertThat(scale.text("kind")).isEqualTo("Scale");
+        assertThat(scale.text("apiVersion")).isEqualTo("autoscaling/v1");
+        assertThat(scale.text("spec.replicas")).isEqualTo("2");
+        assertThat(scale.text("status.selector")).isEqualTo("app=s");
+        Response patched = patch(base + "/s/scale", "application/merge-patch+json", "{\"spec\":{\"replicas\":5}}");
+        assertThat(patched.text("spec.replicas")).isEqualTo("5");
+        Response putScale = call("PUT", base + "/s/scale", null,
+                "{\"kind\":\"Scale\",\"apiVersion\":\"autoscaling/v1\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"replicas\":6}}");
+        assertThat(putScale.code()).isEqualTo(200);
+        assertThat(get(base + "/s").text("spec.replicas")).isEqualTo("6");
+        Response negative = patch(base + "/s/scale", "application/merge-patch+json", "{\"spec\":{\"replicas\":-1}}");
+        assertThat(negative.code()).isEqualTo(422);
+        assertThat(post("/apis/apps/v1/namespaces/" + ns + "/replicasets", """
+                {"metadata":{"name":"rs"},"spec":{"selector":{"matchLabels":{"a":"b"}},
+                 "template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}""")
+                .code()).isEqualTo(201);
+        assertThat(get("/apis/apps/v1/namespaces/" + ns + "/replicasets/rs/scale").text("spec.replicas")).isEqualTo("1");
+    }
+
+    @Test
+    void bindingAssignsANodeOnceAndGracefulDeletionFollows() {
+        String base = "/api/v1/namespaces/" + ns + "/pods";
+        Response created = post(base, pod("b"));
+        assertThat(created.text("status.phase")).isEqualTo("Pending");
+        Response bind = post(base + "/b/binding",
+                "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"b\"},\"target\":{\"kind\":\"Node\",\"name\":\"n1\"}}");
+        assertThat(bind.code()).isEqualTo(201);
+        assertThat(bind.text("status")).isEqualTo("Success");
+        assertThat(get(base + "/b").text("spec.nodeName")).isEqualTo("n1");
+        Response twice = post(base + "/b/binding", "{\"target\":{\"name\":\"n2\"}}");
+        assertThat(twice.code()).isEqualTo(409);
+        // a bound pod is deleted gracefully: it gets a deletionTimestamp and stays until its node lets go
+        Response graceful = delete(base + "/b");
+        assertThat(graceful.code()).isEqualTo(202);
+        assertThat(graceful.text("metadata.deletionTimestamp")).isNotNull();
+        assertThat(graceful.text("metadata.deletionGracePeriodSeconds")).isEqualTo("30");
+        Response now = call("DELETE", base + "/b", "application/json",
+                "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"gracePeriodSeconds\":0}");
+        assertThat(now.code()).isEqualTo(200);
+        assertThat(get(base + "/b").code()).isEqualTo(404);
+    }
+
+    @Test
+    void finalizersKeepADeletedObjectUntilTheyAreRemoved() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        post(base, "{\"metadata\":{\"name\":\"f\",\"finalizers\":[\"example.com/hold\"]}}");
+        Response deleting = delete(base + "/f");
+        assertThat(deleting.code()).isEqualTo(202);
+        assertThat(deleting.text("metadata.deletionTimestamp")).isNotNull();
+        assertThat(get(base + "/f").code()).isEqualTo(200);
+        Response addMore = patch(base + "/f", "application/merge-patch+json",
+                "{\"metadata\":{\"finalizers\":[\"example.com/hold\",\"example.com/more\"]}}");
+        assertThat(addMore.code()).isEqualTo(422);
+        Response released = patch(base + "/f", "application/merge-patch+json", "{\"metadata\":{\"finalizers\":null}}");
+        assertThat(released.code()).isEqualTo(200);
+        assertThat(get(base + "/f").code()).isEqualTo(404);
+    }
+
+    @Test
+    void deletePreconditionsAndOrphanPropagation() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        Response created = post(base, configMap("d", "v"));
+        Response wrongUid = call("DELETE", base + "/d", "application/json",
+                "{\"preconditions\":{\"uid\":\"nope\"}}");
+        assertThat(wrongUid.code()).isEqualTo(409);
+        Response wrongRv = call("DELETE", base + "/d", "application/json",
+                "{\"preconditions\":{\"resourceVersion\":\"1\"}}");
+        assertThat(wrongRv.code()).isEqualTo(409);
+        Response orphan = call("DELETE", base + "/d", "application/json",
+                "{\"propagationPolicy\":\"Orphan\",\"preconditions\":{\"uid\":\"" + created.text("metadata.uid") + "\"}}");
+        assertThat(orphan.code()).isEqualTo(202);
+        assertThat(orphan.json().at("/metadata/finalizers/0").asString()).isEqualTo("orphan");
+    }
+
+    @Test
+    void dryRunValidatesEverythingAndStoresNothing() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        Response dry = post(base + "?dryRun=All", configMap("dry", "v"));
+        assertThat(dry.code()).isEqualTo(201);
+        assertThat(dry.text("metadata.uid")).isNotNull();
+        assertThat(get(base + "/dry").code()).isEqualTo(404);
+        post(base, configMap("dry", "v"));
+        assertThat(patch(base + "/dry?dryRun=All", "application/merge-patch+json", "{\"data\":{\"k\":\"x\"}}")
+                .text("data.k")).isEqualTo("x");
+        assertThat(get(base + "/dry").text("data.k")).isEqualTo("v");
+        assertThat(call("DELETE", base + "/dry?dryRun=All", null, null).code()).isEqualTo(200);
+        assertThat(get(base + "/dry").code()).isEqualTo(200);
+        assertThat(post(base + "?dryRun=Some", configMap("x", "v")).code()).isEqualTo(400);
+    }
+
+    @Test
+    void fieldValidationStrictWarnAndIgnore() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        String body = "{\"metadata\":{\"name\":\"fv\",\"bogus\":1},\"data\":{},\"spec\":{\"x\":1}}";
+        Response strict = post(base + "?fieldValidation=Strict", body);
+        assertThat(strict.code()).isEqualTo(400);
+        assertThat(strict.text("message")).contains("strict decoding error", "unknown field \"metadata.bogus\"",
+                "unknown field \"spec\"");
+        Response warn = post(base + "?fieldValidation=Warn", body);
+        assertThat(warn.code()).isEqualTo(201);
+        assertThat(warn.headers().allValues("Warning")).anyMatch(w -> w.startsWith("299 - ") && w.contains("metadata.bogus"));
+        assertThat(warn.json().has("spec")).isFalse();
+        Response ignore = post(base + "?fieldValidation=Ignore", body.replace("\"fv\"", "\"fv2\""));
+        assertThat(ignore.code()).isEqualTo(201);
+        assertThat(ignore.headers().allValues("Warning")).isEmpty();
+    }
+
+    @Test
+    void listsPageFromOneSnapshotAndFilterBySelectors() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        for (int i = 0; i < 7; i++) {
+            post(base, "{\"metadata\":{\"name\":\"c" + i + "\",\"labels\":{\"n\":\"" + (i % 2 == 0 ? "even" : "odd")
+                    + "\"}}}");
+        }
+        Response first = get(base + "?limit=3");
+        assertThat(first.json().get("items")).hasSize(3);
+        String token = first.text("metadata.continue");
+        assertThat(token).isNotEmpty();
+        String rv = first.text("metadata.resourceVersion");
+        delete(base + "/c5");
+        List<String> names = new ArrayList<>();
+        first.json().get("items").forEach(i -> names.add(i.at("/metadata/name").asString()));
+        while (token != null && !token.isEmpty()) {
+            Response page = get(base + "?limit=3&continue=" + token);
+            assertThat(page.text("metadata.resourceVersion")).isEqualTo(rv);
+            page.json().get("items").forEach(i -> names.add(i.at("/metadata/name").asString()));
+            token = page.text("metadata.continue");
+        }
+        assertThat(names).containsExactly("c0", "c1", "c2", "c3", "c4", "c5", "c6");
+        assertThat(get(base + "?labelSelector=n%3Deven").json().get("items")).hasSize(4);
+        assertThat(get(base + "?labelSelector=n%20notin%20(even)").json().get("items")).hasSize(2);
+        assertThat(get(base + "?labelSelector=!n").json().get("items")).isEmpty();
+        assertThat(get(base + "?labelSelector=n").json().get("items")).hasSize(6);
+        assertThat(get(base + "?fieldSelector=metadata.name%3Dc1").json().get("items")).hasSize(1);
+        assertThat(get(base + "?fieldSelector=metadata.name!%3Dc1").json().get("items")).hasSize(5);
+        assertThat(get(base + "?fieldSelector=spec.bogus%3D1").code()).isEqualTo(400);
+        assertThat(get(base + "?continue=garbage").code()).isEqualTo(400);
+        // resourceVersion semantics
+        assertThat(get(base + "?resourceVersion=0").code()).isEqualTo(200);
+        assertThat(get(base + "?resourceVersion=" + rv + "&resourceVersionMatch=Exact").json().get("items")).hasSize(7);
+        assertThat(get(base + "?resourceVersion=" + rv + "&resourceVersionMatch=NotOlderThan").json().get("items"))
+                .hasSize(6);
+        assertThat(get(base + "?resourceVersionMatch=Exact").code()).isEqualTo(400);
+    }
+
+    @Test
+    void allNamespacesAndClusterScopedLists() {
+        post("/api/v1/namespaces/" + ns + "/configmaps", configMap("everywhere", "v"));
+        Response all = get("/api/v1/configmaps");
+        assertThat(all.text("kind")).isEqualTo("ConfigMapList");
+        assertThat(all.text("metadata.resourceVersion")).matches("\\d+");
+        List<String> names = new ArrayList<>();
+        all.json().get("items").forEach(i -> names.add(i.at("/metadata/namespace").asString() + "/"
+                + i.at("/metadata/name").asString()));
+        assertThat(names).contains(ns + "/everywhere");
+        Response namespaces = get("/api/v1/namespaces");
+        List<String> nsNames = new ArrayList<>();
+        namespaces.json().get("items").forEach(i -> nsNames.add(i.at("/metadata/name").asString()));
+        assertThat(nsNames).contains("default", "kube-system", "kube-public", ns);
+        Response node = post("/api/v1/nodes", "{\"metadata\":{\"name\":\"node-" + ns + "\"}}");
+        assertThat(node.code()).isEqualTo(201);
+        assertThat(node.json().at("/metadata").has("namespace")).isFalse();
+        assertThat(patch("/api/v1/nodes/node-" + ns + "/status", "application/merge-patch+json",
+                "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}").code()).isEqualTo(200);
+    }
+
+    @Test
+    void deleteCollectionDeletesWhatTheSelectorsMatch() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        for (int i = 0; i < 4; i++) {
+            post(base, "{\"metadata\":{\"name\":\"dc" + i + "\",\"labels\":{\"gone\":\"" + (i < 3) + "\"}}}");
+        }
+        Response r = delete(base + "?labelSelector=gone%3Dtrue");
+        assertThat(r.code()).isEqualTo(200);
+        assertThat(r.json().get("items")).hasSize(3);
+        assertThat(get(base).json().get("items")).hasSize(1);
+    }
+
+    @Test
+    void namespacesMustExistAndTheSystemOnesCannotBeDeleted() {
+        Response missing = post("/api/v1/namespaces/no-such-ns/configmaps", configMap("x", "v"));
+        assertThat(missing.code()).isEqualTo(404);
+        assertThat(missing.text("message")).isEqualTo("namespaces \"no-such-ns\" not found");
+        assertThat(delete("/api/v1/namespaces/default").code()).isEqualTo(403);
+        Response terminating = delete("/api/v1/namespaces/" + ns);
+        assertThat(terminating.code()).isEqualTo(202);
+        assertThat(terminating.text("status.phase")).isEqualTo("Terminating");
+        Response refused = post("/api/v1/namespaces/" + ns + "/configmaps", configMap("x", "v"));
+        assertThat(refused.code()).isEqualTo(403);
+        // the namespace controller finalizes through /finalize; doing it by hand removes the namespace
+        Response finalize = put("/api/v1/namespaces/" + ns + "/finalize",
+                "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + ns + "\"},\"spec\":{\"finalizers\":[]}}");
+        assertThat(finalize.code()).isEqualTo(200);
+        assertThat(get("/api/v1/namespaces/" + ns).code()).isEqualTo(404);
+    }
+
+    @Test
+    void yamlInAndOut() {
+        Response created = call("POST", "/api/v1/namespaces/" + ns + "/configmaps", "application/yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n", "application/yaml", true);
+        assertThat(created.code()).isEqualTo(201);
+        assertThat(created.headers().firstValue("Content-Type")).get().asString().startsWith("application/yaml");
+        assertThat(created.body()).contains("kind: \"ConfigMap\"").contains("name: \"y\"");
+    }
+
+    @Test
+    void tablesHaveTheColumnsKubectlPrints() {
+        post("/apis/apps/v1/namespaces/" + ns + "/deployments", deployment("tbl", 3));
+        post("/api/v1/namespaces/" + ns + "/pods", pod("tp"));
+        String accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        Response deploys = call("GET", "/apis/apps/v1/namespaces/" + ns + "/deployments", null, null, accept, true);
+        assertThat(deploys.text("kind")).isEqualTo("Table");
+        List<String> columns = new ArrayList<>();
+        deploys.json().get("columnDefinitions").forEach(c -> columns.add(c.get("name").asString()));
+        assertThat(columns).startsWith("Name", "Ready", "Up-to-date", "Available", "Age");
+        JsonNode row = deploys.json().at("/rows/0");
+        assertThat(row.at("/cells/0").asString()).isEqualTo("tbl");
+        assertThat(row.at("/cells/1").asString()).isEqualTo("0/3");
+        assertThat(row.at("/object/kind").asString()).isEqualTo("PartialObjectMetadata");
+        Response pods = call("GET", "/api/v1/namespaces/" + ns + "/pods?includeObject=Object", null, null, accept, true);
+        List<String> podColumns = new ArrayList<>();
+        pods.json().get("columnDefinitions").forEach(c -> podColumns.add(c.get("name").asString()));
+        assertThat(podColumns).containsExactly("Name", "Ready", "Status", "Restarts", "Age", "IP", "Node",
+                "Nominated Node", "Readiness Gates");
+        assertThat(pods.json().at("/rows/0/cells/2").asString()).isEqualTo("Pending");
+        assertThat(pods.json().at("/rows/0/object/kind").asString()).isEqualTo("Pod");
+        Response one = call("GET", "/api/v1/namespaces/" + ns + "/pods/tp", null, null, accept, true);
+        assertThat(one.json().get("rows")).hasSize(1);
+    }
+}

@@ -1,0 +1,343 @@
+package io.cybernetes.store.internal;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.store.ListRequest;
+import io.cybernetes.store.ListResult;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.StoreProperties;
+import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.Watch;
+import io.cybernetes.store.WatchEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.node.ObjectNode;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The contract every database behind the store must keep. Subclasses bind it to H2 and
+ * to PostgreSQL; each test works under its own key prefix, so they share one database.
+ */
+abstract class StoreContractTest {
+
+    @Autowired
+    DataSource dataSource;
+
+    @Autowired
+    SqlStore store;
+
+    @Autowired
+    RevisionLogRepository logRepository;
+
+    String prefix;
+
+    @BeforeEach
+    void prefix() {
+        prefix = "test/" + UUID.randomUUID().toString().substring(0, 8) + "/";
+    }
+
+    @AfterEach
+    void noWatcherLeaks() throws InterruptedException {
+        for (int i = 0; i < 50 && store.watcherCount() > 0; i++) {
+            Thread.sleep(20);
+        }
+    }
+
+    static ObjectNode obj(String name, String data) {
+        ObjectNode o = Json.object();
+        o.putObject("metadata").put("name", name).put("uid", "uid-" + name);
+        o.put("data", data);
+        return o;
+    }
+
+    @Test
+    void createStampsTheRevisionAndRefusesAnExistingKey() {
+        StoredObject a = store.create(prefix + "a", obj("a", "1"));
+        assertThat(a.modRevision()).isEqualTo(a.createRevision());
+        assertThat(Json.text(a.value(), "metadata.resourceVersion")).isEqualTo(Long.toString(a.modRevision()));
+        assertThat(store.get(prefix + "a")).get().extracting(StoredObject::modRevision).isEqualTo(a.modRevision());
+        assertThatThrownBy(() -> store.create(prefix + "a", obj("a", "2")))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExists()).isTrue());
+    }
+
+    @Test
+    void anUpdateNamingAStaleRevisionConflictsAndOverwritesNothing() {
+        StoredObject a = store.create(prefix + "a", obj("a", "1"));
+        StoredObject b = store.update(prefix + "a", obj("a", "2"), a.modRevision(), null);
+        assertThat(b.modRevision()).isGreaterThan(a.modRevision());
+        assertThat(b.createRevision()).isEqualTo(a.createRevision());
+        assertThatThrownBy(() -> store.update(prefix + "a", obj("a", "3"), a.modRevision(), null))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isConflict()).isTrue());
+        assertThat(store.get(prefix + "a").orElseThrow().value().get("data").asString()).isEqualTo("2");
+        StoredObject c = store.update(prefix + "a", obj("a", "4"), 0, null);
+        assertThat(c.value().get("data").asString()).isEqualTo("4");
+    }
+
+    @Test
+    void deletePreconditionsOnUidAndRevisionAreChecked() {
+        StoredObject a = store.create(prefix + "a", obj("a", "1"));
+        assertThatThrownBy(() -> store.delete(prefix + "a", 0, "someone-else"))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isConflict()).isTrue());
+        assertThatThrownBy(() -> store.delete(prefix + "a", a.modRevision() + 1000, null))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isConflict()).isTrue());
+        StoredObject gone = store.delete(prefix + "a", a.modRevision(), "uid-a");
+        assertThat(gone.value().get("data").asString()).isEqualTo("1");
+        assertThat(store.get(prefix + "a")).isEmpty();
+        assertThatThrownBy(() -> store.delete(prefix + "a", 0, null))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isNotFound()).isTrue());
+    }
+
+    @Test
+    void revisionsAreGlobalStrictlyIncreasingAndListsReadOneRevision() {
+        long before = store.currentRevision();
+        List<Long> revisions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            revisions.add(store.create(prefix + "k" + i, obj("k" + i, "v")).modRevision());
+        }
+        assertThat(revisions).isSorted().doesNotHaveDuplicates();
+        assertThat(revisions.get(0)).isGreaterThan(before);
+        ListResult all = store.list(new ListRequest(prefix, ListRequest.Match.LATEST, 0, null, null, 0));
+        assertThat(all.items()).hasSize(20);
+        assertThat(all.revision()).isGreaterThanOrEqualTo(revisions.get(19));
+        ListResult page = store.list(new ListRequest(prefix, ListRequest.Match.EXACT, revisions.get(9), null, null, 5));
+        assertThat(page.items()).hasSize(5);
+        assertThat(page.lastKey()).isNotNull();
+        // A later page of the same snapshot still sees the state at that revision.
+        store.delete(prefix + "k3", 0, null);
+        ListResult rest = store.list(new ListRequest(prefix, ListRequest.Match.EXACT, revisions.get(9), null,
+                page.lastKey(), 0));
+        assertThat(page.items().size() + rest.items().size()).isEqualTo(10);
+    }
+
+    @Test
+    void failedBatchFailsEveryWriteInItAndStoresNothing() {
+        long before = store.currentRevision();
+        String tooLong = prefix + "x".repeat(600);
+        List<WriteOp> batch = List.of(
+                WriteOp.of(WriteOp.Kind.CREATE, prefix + "good-1", obj("good-1", "v"), 0, null),
+                WriteOp.of(WriteOp.Kind.CREATE, tooLong, obj("bad", "v"), 0, null),
+                WriteOp.of(WriteOp.Kind.CREATE, prefix + "good-2", obj("good-2", "v"), 0, null));
+        store.committer().submitTogether(batch);
+        for (WriteOp op : batch) {
+            assertThatThrownBy(() -> SqlStore.await(op)).isInstanceOfSatisfying(StorageException.class,
+                    e -> assertThat(e.getMessage()).contains("rolled back", "nothing of it was stored"));
+        }
+        assertThat(store.get(prefix + "good-1")).isEmpty();
+        assertThat(store.get(prefix + "good-2")).isEmpty();
+        // The next batch commits normally, and no revision was burnt.
+        StoredObject after = store.create(prefix + "good-3", obj("good-3", "v"));
+        assertThat(store.get(prefix + "good-3")).isPresent();
+        assertThat(new JdbcTemplate(dataSource).queryForObject(
+                "SELECT COUNT(*) FROM kv_log WHERE revision > ? AND revision < ?", Long.class, before, after.modRevision()))
+                .isEqualTo(after.modRevision() - before - 1);
+    }
+
+    @Test
+    void aRejectedWriteInABatchDoesNotAffectItsNeighbours() {
+        store.create(prefix + "taken", obj("taken", "v"));
+        List<WriteOp> batch = List.of(
+                WriteOp.of(WriteOp.Kind.CREATE, prefix + "n1", obj("n1", "v"), 0, null),
+                WriteOp.of(WriteOp.Kind.CREATE, prefix + "taken", obj("taken", "w"), 0, null),
+                WriteOp.of(WriteOp.Kind.UPDATE, prefix + "n1", obj("n1", "w"), 0, null),
+                WriteOp.of(WriteOp.Kind.DELETE, prefix + "n1", null, 0, null),
+                WriteOp.of(WriteOp.Kind.CREATE, prefix + "n1", obj("n1", "again"), 0, null));
+        store.committer().submitTogether(batch);
+        assertThat(SqlStore.await(batch.get(0)).value().get("data").asString()).isEqualTo("v");
+        assertThatThrownBy(() -> SqlStore.await(batch.get(1)))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExists()).isTrue());
+        long r2 = SqlStore.await(batch.get(2)).modRevision();
+        long r3 = SqlStore.await(batch.get(3)).modRevision();
+        StoredObject last = SqlStore.await(batch.get(4));
+        assertThat(r3).isEqualTo(r2 + 1);
+        assertThat(last.modRevision()).isEqualTo(r3 + 1);
+        assertThat(store.get(prefix + "n1").orElseThrow().value().get("data").asString()).isEqualTo("again");
+        assertThat(store.history(prefix + "n1")).extracting(StoredObject::modRevision)
+                .containsSubsequence(r2, r3, last.modRevision());
+    }
+
+    @Test
+    void watchesDeliverEveryEventOnceInOrderAndResume() throws Exception {
+        long start = store.currentRevision();
+        try (Watch w = store.watch(prefix, start)) {
+            StoredObject a = store.create(prefix + "a", obj("a", "1"));
+            store.update(prefix + "a", obj("a", "2"), a.modRevision(), null);
+            store.delete(prefix + "a", 0, null);
+            List<WatchEvent> seen = take(w, 3);
+            assertThat(seen).extracting(WatchEvent::type)
+                    .containsExactly(WatchEvent.Type.ADDED, WatchEvent.Type.MODIFIED, WatchEvent.Type.DELETED);
+            assertThat(seen.get(1).prevObject().get("data").asString()).isEqualTo("1");
+            assertThat(seen.get(2).object().get("data").asString()).isEqualTo("2");
+            // Resuming after the first event replays the rest.
+            try (Watch again = store.watch(prefix, seen.get(0).revision())) {
+                assertThat(take(again, 2)).extracting(WatchEvent::revision)
+                        .containsExactly(seen.get(1).revision(), seen.get(2).revision());
+            }
+        }
+    }
+
+    @Test
+    void eightWritersAndAWatcherThatKeepsReconnectingSeeEveryRevisionOnce() throws Exception {
+        int writers = 8;
+        int updates = 500;
+        List<String> keys = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            keys.add(prefix + "w" + w);
+            store.create(keys.get(w), obj("w" + w, "0"));
+        }
+        long start = store.currentRevision();
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<List<Long>>> acked = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            String key = keys.get(w);
+            acked.add(pool.submit(() -> {
+                List<Long> revs = new ArrayList<>();
+                for (int i = 1; i <= updates; i++) {
+                    revs.add(store.update(key, obj(key, Integer.toString(i)), 0, null).modRevision());
+                }
+                return revs;
+            }));
+        }
+        List<Long> seen = new ArrayList<>();
+        long last = start;
+        int reconnects = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (seen.size() < writers * updates && System.nanoTime() < deadline) {
+            try (Watch w = store.watch(prefix, last)) {
+                for (int n = 0; n < 100; n++) {
+                    WatchEvent e = w.next(5_000);
+                    if (e == null) {
+                        break;
+                    }
+                    assertThat(e.revision()).isGreaterThan(last);
+                    seen.add(e.revision());
+                    last = e.revision();
+                }
+            }
+            reconnects++;
+        }
+        pool.shutdown();
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> f : acked) {
+            all.addAll(f.get(60, TimeUnit.SECONDS));
+        }
+        Collections.sort(all);
+        assertThat(reconnects).isGreaterThanOrEqualTo(writers * updates / 100);
+        assertThat(seen).isSorted().doesNotHaveDuplicates().containsExactlyElementsOf(all);
+    }
+
+    @Test
+    void compactionDropsSupersededRevisionsAndExpiresOldWatches() throws Exception {
+        StoredObject a = store.create(prefix + "c", obj("c", "0"));
+        long first = a.modRevision();
+        for (int i = 1; i <= 5; i++) {
+            store.update(prefix + "c", obj("c", Integer.toString(i)), 0, null);
+        }
+        SqlStore compacting = new SqlStore(dataSource, new StoreProperties(16, Duration.ZERO, 2, Duration.ofHours(1),
+                4, 100, Duration.ofMillis(50)), logRepository);
+        try {
+            long compacted = compacting.compact();
+            assertThat(compacted).isGreaterThan(first);
+            assertThat(store.compactedRevision()).isEqualTo(compacted);
+            assertThat(store.history(prefix + "c")).extracting(StoredObject::modRevision)
+                    .allMatch(r -> r > compacted || r == store.get(prefix + "c").orElseThrow().modRevision());
+            // The small cache of the second store no longer reaches back; the log does not either: 410.
+            assertThatThrownBy(() -> compacting.watch(prefix, first))
+                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExpired()).isTrue());
+            assertThatThrownBy(() -> compacting.list(new ListRequest(prefix, ListRequest.Match.EXACT, first, null,
+                    null, 0))).isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExpired()).isTrue());
+        } finally {
+            compacting.close();
+        }
+    }
+
+    @Test
+    void aWatchOlderThanTheCacheIsReplayedFromTheLog() throws Exception {
+        StoredObject a = store.create(prefix + "old", obj("old", "0"));
+        for (int i = 1; i <= 10; i++) {
+            store.update(prefix + "old", obj("old", Integer.toString(i)), 0, null);
+        }
+        SqlStore small = new SqlStore(dataSource, new StoreProperties(16, Duration.ofHours(1), 1000,
+                Duration.ofHours(1), 2, 100, Duration.ofMillis(50)), logRepository);
+        try {
+            store.update(prefix + "old", obj("old", "11"), 0, null);
+            store.update(prefix + "old", obj("old", "12"), 0, null);
+            store.update(prefix + "old", obj("old", "13"), 0, null);
+            try (Watch w = small.watch(prefix, a.modRevision())) {
+                List<WatchEvent> events = take(w, 13);
+                assertThat(events).extracting(e -> e.object().get("data").asString())
+                        .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
+            }
+        } finally {
+            small.close();
+        }
+    }
+
+    @Test
+    void aSlowWatcherIsEndedAfterItsBufferedEventsAndCanResume() throws Exception {
+        SqlStore tiny = new SqlStore(dataSource, new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1),
+                1000, 3, Duration.ofMillis(50)), logRepository);
+        try {
+            long start = tiny.currentRevision();
+            Watch w = tiny.watch(prefix, start);
+            List<Long> written = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                written.add(store.create(prefix + "s" + i, obj("s" + i, "v")).modRevision());
+            }
+            awaitCache(tiny, written.get(9));
+            List<Long> seen = new ArrayList<>();
+            WatchEvent e;
+            while ((e = w.next(200)) != null) {
+                seen.add(e.revision());
+            }
+            assertThat(w.isEnded()).isTrue();
+            assertThat(seen).hasSize(3).containsExactlyElementsOf(written.subList(0, 3));
+            w.close();
+            try (Watch resumed = tiny.watch(prefix, seen.get(2))) {
+                assertThat(take(resumed, 7)).extracting(WatchEvent::revision)
+                        .containsExactlyElementsOf(written.subList(3, 10));
+            }
+        } finally {
+            tiny.close();
+        }
+    }
+
+    static void awaitCache(SqlStore s, long revision) throws InterruptedException {
+        for (int i = 0; i < 500 && s.cachedRevision() < revision; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(s.cachedRevision()).isGreaterThanOrEqualTo(revision);
+    }
+
+    static List<WatchEvent> take(Watch w, int n) throws InterruptedException {
+        List<WatchEvent> out = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (out.size() < n && System.currentTimeMillis() < deadline) {
+            WatchEvent e = w.next(500);
+            if (e != null) {
+                out.add(e);
+            }
+        }
+        assertThat(out).hasSize(n);
+        return out;
+    }
+
+    static <T> T join(CompletableFuture<T> f) {
+        return f.join();
+    }
+}
