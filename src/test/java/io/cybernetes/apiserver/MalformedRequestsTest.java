@@ -1,0 +1,137 @@
+package io.cybernetes.apiserver;
+
+import io.cybernetes.store.Store;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+/**
+ * Bad input of every kind gets a Kubernetes Status with the right code and reason, and
+ * the store is left exactly as it was.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MalformedRequestsTest extends ApiTestSupport {
+
+    private static final String NS = "malformed";
+    private static final String CM = "/api/v1/namespaces/" + NS + "/configmaps";
+    private static final String DEPLOY = "/apis/apps/v1/namespaces/" + NS + "/deployments";
+
+    @Autowired
+    Store store;
+
+    @BeforeAll
+    void setUp() {
+        createNamespace(NS);
+        post(CM, "{\"metadata\":{\"name\":\"existing\"},\"data\":{\"k\":\"v\"}}");
+    }
+
+    static Stream<Arguments> cases() {
+        String big = "{\"metadata\":{\"name\":\"big\"},\"data\":{\"k\":\"" + "x".repeat(3 * 1024 * 1024) + "\"}}";
+        return Stream.of(
+                arguments("malformed JSON is a 400", "POST", CM, "application/json", "{\"metadata\":", 400, "BadRequest"),
+                arguments("malformed YAML is a 400", "POST", CM, "application/yaml", "a: [b\n  c: :", 400, "BadRequest"),
+                arguments("a JSON array instead of an object is a 400", "POST", CM, "application/json", "[1,2]", 400,
+                        "BadRequest"),
+                arguments("an empty body is a 400", "POST", CM, "application/json", "", 400, "BadRequest"),
+                arguments("a kind that does not match the URL is a 400", "POST", CM, "application/json",
+                        "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"x\"}}", 400, "BadRequest"),
+                arguments("an apiVersion that does not match the URL is a 400", "POST", CM, "application/json",
+                        "{\"apiVersion\":\"apps/v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}", 400,
+                        "BadRequest"),
+                arguments("a namespace in the body that differs from the URL is a 400", "POST", CM, "application/json",
+                        "{\"metadata\":{\"name\":\"x\",\"namespace\":\"other\"}}", 400, "BadRequest"),
+                arguments("a name in the body that differs from the URL is a 400", "PUT", CM + "/existing",
+                        "application/json", "{\"metadata\":{\"name\":\"other\"}}", 400, "BadRequest"),
+                arguments("an invalid name is a 422 naming the field", "POST", CM, "application/json",
+                        "{\"metadata\":{\"name\":\"Not_Valid\"}}", 422, "Invalid"),
+                arguments("a missing name is a 422", "POST", CM, "application/json", "{\"metadata\":{}}", 422, "Invalid"),
+                arguments("an invalid label is a 422", "POST", CM, "application/json",
+                        "{\"metadata\":{\"name\":\"x\",\"labels\":{\"bad key!\":\"v\"}}}", 422, "Invalid"),
+                arguments("a string where an object belongs is a 400", "POST", CM, "application/json",
+                        "{\"metadata\":{\"name\":\"x\"},\"data\":\"nope\"}", 400, "BadRequest"),
+                arguments("a deployment without containers is a 422", "POST", DEPLOY, "application/json",
+                        "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
+                                + "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{}}}}", 422, "Invalid"),
+                arguments("a selector that does not match the template is a 422", "POST", DEPLOY, "application/json",
+                        "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
+                                + "\"template\":{\"metadata\":{\"labels\":{\"a\":\"c\"}},\"spec\":{\"containers\":"
+                                + "[{\"name\":\"c\",\"image\":\"i\"}]}}}}", 422, "Invalid"),
+                arguments("a resourceVersion on create is a 400", "POST", CM, "application/json",
+                        "{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"5\"}}", 400, "BadRequest"),
+                arguments("a stale resourceVersion on update is a 409", "PUT", CM + "/existing", "application/json",
+                        "{\"metadata\":{\"name\":\"existing\",\"resourceVersion\":\"1\"},\"data\":{\"k\":\"w\"}}", 409,
+                        "Conflict"),
+                arguments("an unparsable resourceVersion is a 400", "PUT", CM + "/existing", "application/json",
+                        "{\"metadata\":{\"name\":\"existing\",\"resourceVersion\":\"abc\"}}", 400, "BadRequest"),
+                arguments("an unknown body media type is a 415", "POST", CM, "text/plain", "hello", 415,
+                        "UnsupportedMediaType"),
+                arguments("an unknown patch type is a 415", "PATCH", CM + "/existing", "application/json", "{}", 415,
+                        "UnsupportedMediaType"),
+                arguments("a JSON patch that is not a list is a 400", "PATCH", CM + "/existing",
+                        "application/json-patch+json", "{\"op\":\"add\"}", 400, "BadRequest"),
+                arguments("a JSON patch on a missing path is a 422", "PATCH", CM + "/existing",
+                        "application/json-patch+json", "[{\"op\":\"remove\",\"path\":\"/nope/deeper\"}]", 422, "Invalid"),
+                arguments("a body over 3 MiB is a 413", "POST", CM, "application/json", big, 413,
+                        "RequestEntityTooLarge"),
+                arguments("an unknown resource is a 404", "GET", "/api/v1/namespaces/" + NS + "/widgets", null, null, 404,
+                        "NotFound"),
+                arguments("an unknown group is a 404", "GET", "/apis/example.com/v1/widgets", null, null, 404, "NotFound"),
+                arguments("a missing object is a 404", "GET", CM + "/missing", null, null, 404, "NotFound"),
+                arguments("an unsupported method is a 405", "PUT", CM, "application/json", "{}", 405, "MethodNotAllowed"),
+                arguments("a subresource a kind does not have is a 404", "GET", CM + "/existing/scale", null, null, 404,
+                        "NotFound"),
+                arguments("a bad label selector is a 400", "GET", CM + "?labelSelector=a%20in%20b", null, null, 400,
+                        "BadRequest"),
+                arguments("an unsupported field selector is a 400", "GET", CM + "?fieldSelector=data.k%3Dv", null, null,
+                        400, "BadRequest"),
+                arguments("a bad limit is a 400", "GET", CM + "?limit=many", null, null, 400, "BadRequest"),
+                arguments("a bad fieldValidation is a 400", "POST", CM + "?fieldValidation=Loud", "application/json",
+                        "{\"metadata\":{\"name\":\"x\"}}", 400, "BadRequest"),
+                arguments("a bad propagationPolicy is a 400", "DELETE", CM + "/existing", "application/json",
+                        "{\"propagationPolicy\":\"Sideways\"}", 400, "BadRequest"),
+                arguments("a delete body that is not DeleteOptions is a 400", "DELETE", CM + "/existing",
+                        "application/json", "{\"kind\":\"Pod\"}", 400, "BadRequest"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void badInputGetsAStatusAndChangesNothing(String why, String method, String path, String contentType, String body,
+                                              int code, String reason) {
+        long before = store.currentRevision();
+        Response r = call(method, path, contentType, body);
+        assertThat(r.code()).as(r.body()).isEqualTo(code);
+        assertThat(r.headers().firstValue("Content-Type")).get().asString().startsWith("application/json");
+        assertThat(r.text("kind")).isEqualTo("Status");
+        assertThat(r.text("apiVersion")).isEqualTo("v1");
+        assertThat(r.text("status")).isEqualTo("Failure");
+        assertThat(r.text("reason")).isEqualTo(reason);
+        assertThat(r.text("code")).isEqualTo(Integer.toString(code));
+        assertThat(r.text("message")).isNotBlank().doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(store.currentRevision()).as("nothing was stored").isEqualTo(before);
+        if (code == 422 && r.json().at("/details/causes").size() > 0) {
+            assertThat(r.json().at("/details/causes/0/field").asString()).isNotEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "without credentials: {0} {1}")
+    @MethodSource("unauthenticated")
+    void requestsWithoutCredentialsAre401(String method, String path) {
+        Response r = call(method, path, "application/json", "{}", "application/json", false);
+        assertThat(r.code()).isEqualTo(401);
+        assertThat(r.text("kind")).isEqualTo("Status");
+        assertThat(r.text("reason")).isEqualTo("Unauthorized");
+    }
+
+    static Stream<Arguments> unauthenticated() {
+        return Stream.of(arguments("GET", CM), arguments("POST", CM), arguments("GET", "/api"),
+                arguments("GET", "/apis/apps/v1"), arguments("GET", "/openapi/v3"));
+    }
+}

@@ -1,0 +1,115 @@
+package io.cybernetes.apiserver;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Watches over HTTP: initial state, resumption, selectors, bookmarks, timeouts and tables. */
+class WatchApiTest extends ApiTestSupport {
+
+    String ns;
+    String base;
+
+    @BeforeEach
+    void namespace() {
+        ns = "w-" + UUID.randomUUID().toString().substring(0, 8);
+        createNamespace(ns);
+        base = "/api/v1/namespaces/" + ns + "/configmaps";
+    }
+
+    WatchStream watch(String query) throws Exception {
+        return new WatchStream(HTTP, url(base + "?watch=true" + query), token(), "application/json");
+    }
+
+    @Test
+    void resourceVersionZeroStartsWithTheCurrentStateThenStreamsChanges() throws Exception {
+        post(base, "{\"metadata\":{\"name\":\"a\"}}");
+        post(base, "{\"metadata\":{\"name\":\"b\"}}");
+        try (WatchStream w = watch("&resourceVersion=0")) {
+            List<JsonNode> initial = w.take(2);
+            assertThat(initial).extracting(e -> e.path("type").asString()).containsExactly("ADDED", "ADDED");
+            patch(base + "/a", "application/merge-patch+json", "{\"data\":{\"x\":\"1\"}}");
+            delete(base + "/b");
+            List<JsonNode> changes = w.take(2);
+            assertThat(changes).extracting(e -> e.path("type").asString()).containsExactly("MODIFIED", "DELETED");
+            assertThat(changes.get(0).at("/object/data/x").asString()).isEqualTo("1");
+            assertThat(changes.get(1).at("/object/metadata/name").asString()).isEqualTo("b");
+        }
+    }
+
+    @Test
+    void aWatchFromAResourceVersionDeliversExactlyTheLaterEventsInOrder() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"r\"}}").text("metadata.resourceVersion");
+        for (int i = 0; i < 5; i++) {
+            patch(base + "/r", "application/merge-patch+json", "{\"data\":{\"i\":\"" + i + "\"}}");
+        }
+        try (WatchStream w = watch("&resourceVersion=" + rv)) {
+            List<JsonNode> events = w.take(5);
+            assertThat(events).extracting(e -> e.at("/object/data/i").asString()).containsExactly("0", "1", "2", "3", "4");
+            long last = Long.parseLong(rv);
+            for (JsonNode e : events) {
+                long r = Long.parseLong(e.at("/object/metadata/resourceVersion").asString());
+                assertThat(r).isGreaterThan(last);
+                last = r;
+            }
+        }
+    }
+
+    @Test
+    void selectorsTurnObjectsMovingInAndOutIntoAddedAndDeleted() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"s\",\"labels\":{\"team\":\"a\"}}}").text("metadata.resourceVersion");
+        try (WatchStream w = watch("&resourceVersion=" + rv + "&labelSelector=team%3Db")) {
+            patch(base + "/s", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"team\":\"b\"}}}");
+            patch(base + "/s", "application/merge-patch+json", "{\"data\":{\"k\":\"v\"}}");
+            patch(base + "/s", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"team\":\"c\"}}}");
+            post(base, "{\"metadata\":{\"name\":\"other\",\"labels\":{\"team\":\"a\"}}}");
+            assertThat(w.take(3)).extracting(e -> e.path("type").asString()).containsExactly("ADDED", "MODIFIED", "DELETED");
+            JsonNode extra = w.next(1_000);
+            assertThat(extra == null || "BOOKMARK".equals(extra.path("type").asString())).isTrue();
+        }
+        try (WatchStream w = watch("&resourceVersion=0&fieldSelector=metadata.name%3Dother")) {
+            assertThat(w.take(1)).extracting(e -> e.at("/object/metadata/name").asString()).containsExactly("other");
+        }
+    }
+
+    @Test
+    void bookmarksOnlyWhenAskedAndTheStreamEndsAtItsTimeout() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"bm\"}}").text("metadata.resourceVersion");
+        try (WatchStream w = watch("&resourceVersion=" + rv + "&allowWatchBookmarks=true&timeoutSeconds=3")) {
+            JsonNode bookmark = null;
+            JsonNode e;
+            while ((e = w.next(5_000)) != null && !WatchStream.ended(e)) {
+                if ("BOOKMARK".equals(e.path("type").asString())) {
+                    bookmark = e;
+                }
+            }
+            assertThat(bookmark).isNotNull();
+            assertThat(Long.parseLong(bookmark.at("/object/metadata/resourceVersion").asString()))
+                    .isGreaterThanOrEqualTo(Long.parseLong(rv));
+            assertThat(bookmark.at("/object/kind").asString()).isEqualTo("ConfigMap");
+            assertThat(e).as("the stream closed at its timeout").isNotNull();
+        }
+        try (WatchStream w = watch("&resourceVersion=" + rv + "&timeoutSeconds=2")) {
+            JsonNode e = w.next(5_000);
+            assertThat(WatchStream.ended(e)).as("no bookmark unless asked for, then the end").isTrue();
+        }
+    }
+
+    @Test
+    void tableWatchEventsCarryOneRow() throws Exception {
+        try (WatchStream w = new WatchStream(HTTP, url(base + "?watch=true&resourceVersion=0"), token(),
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")) {
+            post(base, "{\"metadata\":{\"name\":\"t\"},\"data\":{\"a\":\"1\",\"b\":\"2\"}}");
+            JsonNode e = w.take(1).get(0);
+            assertThat(e.at("/object/kind").asString()).isEqualTo("Table");
+            assertThat(e.at("/object/rows")).hasSize(1);
+            assertThat(e.at("/object/rows/0/cells/0").asString()).isEqualTo("t");
+            assertThat(e.at("/object/rows/0/cells/1").asInt()).isEqualTo(2);
+        }
+    }
+}
