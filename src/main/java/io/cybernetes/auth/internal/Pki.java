@@ -75,6 +75,13 @@ final class Pki implements ClusterPki {
         this.dir = dataDir.resolve("pki");
         try {
             Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create " + dir, e);
+        }
+        // Replicas sharing a data directory may start together: one creates, the others wait and load.
+        try (java.nio.channels.FileChannel lockFile = java.nio.channels.FileChannel.open(dir.resolve(".lock"),
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock lock = lockFile.lock()) {
             if (!Files.exists(dir.resolve("ca.crt"))) {
                 KeyPair caPair = rsa();
                 X509Certificate caCert = sign("CN=cybernetes-ca", caPair, caPair.getPrivate(), null, CA_VALIDITY, true,
