@@ -28,6 +28,12 @@ public interface Store {
     /** Deletes the key under the same preconditions as update; returns the final state. */
     StoredObject delete(String key, long expectedModRevision, String expectedUid);
 
+    /**
+     * The latest version this process's watch cache holds, without a database round trip;
+     * it may trail a write made a moment ago, so absence is only a hint.
+     */
+    Optional<StoredObject> getCached(String key);
+
     ListResult list(ListRequest request);
 
     /**

@@ -36,6 +36,7 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         https.setProperty("address", props.httpsAddress());
         https.setProperty("SSLEnabled", "true");
         https.setProperty("maxThreads", "400");
+        https.setProperty("maxKeepAliveRequests", "-1");
         SSLHostConfig ssl = new SSLHostConfig();
         ssl.setHostName("_default_");
         ssl.setCertificateVerification("optional");

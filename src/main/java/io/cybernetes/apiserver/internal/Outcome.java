@@ -1,13 +1,26 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.store.StoredObject;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.List;
 
 /** What a write answers: the object, the HTTP status and any warnings for the Warning header. */
-record Outcome(ObjectNode object, int code, List<String> warnings) {
+record Outcome(ObjectNode object, int code, List<String> warnings, String json) {
+
+    Outcome(ObjectNode object, int code, List<String> warnings) {
+        this(object, code, warnings, null);
+    }
 
     static Outcome ok(ObjectNode object, List<String> warnings) {
         return new Outcome(object, 200, warnings);
+    }
+
+    static Outcome stored(StoredObject stored, int code) {
+        return new Outcome(stored.value(), code, List.of(), stored.json());
+    }
+
+    Outcome withWarnings(List<String> more) {
+        return new Outcome(object, code, more, json);
     }
 }

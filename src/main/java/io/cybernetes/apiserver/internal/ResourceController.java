@@ -10,6 +10,8 @@ import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.store.StoredObject;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -23,6 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -86,24 +89,24 @@ class ResourceController {
             return binding(request, type, info);
         }
         return switch (method) {
-            case "GET" -> respond(request, type, service.get(type, info.namespace(), info.name()).value(), 200, List.of());
+            case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
             case "PUT" -> {
                 Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(),
                         readObject(request), writeOptions(request));
-                yield respond(request, type, o.object(), o.code(), o.warnings());
+                yield respond(request, type, o);
             }
             case "PATCH" -> {
                 PatchType pt = PatchType.fromContentType(request.getContentType());
                 Outcome o = service.patch(type, info.namespace(), info.name(), info.subresource(), pt,
                         readBody(request), writeOptions(request));
-                yield respond(request, type, o.object(), o.code(), o.warnings());
+                yield respond(request, type, o);
             }
             case "DELETE" -> {
                 if (info.subresource() != null) {
                     throw ApiException.methodNotAllowed();
                 }
                 Outcome o = service.delete(type, info.namespace(), info.name(), deleteOptions(request));
-                yield respond(request, type, o.object(), o.code(), o.warnings());
+                yield respond(request, type, o);
             }
             default -> throw ApiException.methodNotAllowed();
         };
@@ -116,7 +119,7 @@ class ResourceController {
             throw ApiException.methodNotAllowed();
         }
         Outcome o = service.create(type, info.namespace(), readObject(request), writeOptions(request));
-        return respond(request, type, o.object(), o.code(), o.warnings());
+        return respond(request, type, o);
     }
 
     private ResponseEntity<?> list(HttpServletRequest request, ResourceType type, RequestInfo info) {
@@ -128,6 +131,9 @@ class ResourceController {
         ObjectNode body;
         if (format.table()) {
             body = TableConvertor.table(type, items, rv, page.continueToken(), include(request));
+        } else if (!format.partial() && !format.yaml()) {
+            return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
+                    .body(rawList(type, rv, page.continueToken(), page.result().items()));
         } else {
             body = Json.object();
             body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());
@@ -167,6 +173,27 @@ class ResourceController {
                 props.watchBookmarkInterval().toMillis()));
         AsyncContext async = request.startAsync();
         async.setTimeout(0);
+        // When the client goes away, the container ends the request: end the watch with it.
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
         response.setStatus(200);
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
@@ -175,16 +202,44 @@ class ResourceController {
             watchExecutor.execute(() -> {
                 try {
                     opened.stream(response.getOutputStream());
-                } catch (IOException e) {
-                    // the client went away: nothing to tell it
+                } catch (IOException | IllegalStateException e) {
+                    // the client went away and the container already ended the request
                 } finally {
-                    async.complete();
+                    completeQuietly(async);
                 }
             });
         } catch (RejectedExecutionException e) {
-            async.complete();
+            completeQuietly(async);
         }
         return null;
+    }
+
+    /** A list whose items are copied as the store's JSON text, not serialised again. */
+    private static byte[] rawList(ResourceType type, String rv, String continueToken, List<StoredObject> items) {
+        ObjectNode meta = Json.object();
+        meta.put("resourceVersion", rv);
+        if (!continueToken.isEmpty()) {
+            meta.put("continue", continueToken);
+        }
+        StringBuilder sb = new StringBuilder(64 + items.size() * 1024);
+        sb.append("{\"kind\":\"").append(type.listKind()).append("\",\"apiVersion\":\"").append(type.apiVersion())
+                .append("\",\"metadata\":").append(Json.write(meta)).append(",\"items\":[");
+        for (int i = 0; i < items.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(items.get(i).jsonText());
+        }
+        sb.append("]}");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void completeQuietly(AsyncContext async) {
+        try {
+            async.complete();
+        } catch (IllegalStateException e) {
+            // already completed by the container (client disconnect)
+        }
     }
 
     private ResponseEntity<?> deleteCollection(HttpServletRequest request, ResourceType type, RequestInfo info)
@@ -416,9 +471,15 @@ class ResourceController {
         }
     }
 
-    private ResponseEntity<?> respond(HttpServletRequest request, ResourceType type, ObjectNode obj, int code,
-                                      List<String> warnings) {
+    private ResponseEntity<?> respond(HttpServletRequest request, ResourceType type, Outcome outcome) {
         Format format = Format.of(request);
+        ObjectNode obj = outcome.object();
+        int code = outcome.code();
+        List<String> warnings = outcome.warnings();
+        if (outcome.json() != null && !format.table() && !format.partial() && !format.yaml()) {
+            return withWarnings(ResponseEntity.status(code), warnings).contentType(MediaType.APPLICATION_JSON)
+                    .body(outcome.json().getBytes(StandardCharsets.UTF_8));
+        }
         JsonNode body = obj;
         if (format.table()) {
             body = TableConvertor.table(type, List.of(obj), Json.text(obj, "metadata.resourceVersion"), null,
@@ -429,15 +490,20 @@ class ResourceController {
         return write(format, body, code, warnings);
     }
 
-    static ResponseEntity<byte[]> write(Format format, JsonNode body, int code, List<String> warnings) {
+    /** Adds each warning as a {@code Warning: 299 - "text"} header, which kubectl prints. */
+    private static ResponseEntity.BodyBuilder withWarnings(ResponseEntity.BodyBuilder b, List<String> warnings) {
         List<String> headerValues = new ArrayList<>();
         for (String w : warnings) {
             headerValues.add("299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
         }
-        ResponseEntity.BodyBuilder b = ResponseEntity.status(code);
         if (!headerValues.isEmpty()) {
             b.header("Warning", headerValues.toArray(String[]::new));
         }
+        return b;
+    }
+
+    static ResponseEntity<byte[]> write(Format format, JsonNode body, int code, List<String> warnings) {
+        ResponseEntity.BodyBuilder b = withWarnings(ResponseEntity.status(code), warnings);
         if (format.yaml()) {
             return b.contentType(MediaType.parseMediaType("application/yaml")).body(Json.YAML.writeValueAsBytes(body));
         }

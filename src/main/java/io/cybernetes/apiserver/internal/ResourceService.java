@@ -127,7 +127,7 @@ final class ResourceService {
             }
             try {
                 StoredObject created = store.create(type.key(namespace, name), body);
-                return new Outcome(created.value(), 201, warnings);
+                return Outcome.stored(created, 201).withWarnings(warnings);
             } catch (StorageException e) {
                 if (e.isExists() && generated && attempt < 8) {
                     continue;
@@ -163,7 +163,11 @@ final class ResourceService {
 
     private void requireActiveNamespace(String namespace) {
         ResourceType nsType = registry.byPath("", "v1", "namespaces").orElseThrow();
-        Optional<StoredObject> ns = store.get(nsType.key(null, namespace));
+        String key = nsType.key(null, namespace);
+        Optional<StoredObject> ns = store.getCached(key);
+        if (ns.isEmpty()) {
+            ns = store.get(key);
+        }
         if (ns.isEmpty()) {
             throw ApiException.notFound(nsType, namespace);
         }
@@ -317,9 +321,9 @@ final class ResourceService {
             }
             try {
                 if (finalized) {
-                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
                 }
-                return Outcome.ok(store.update(key, updated, cur.modRevision(), null).value(), List.of());
+                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 200);
             } catch (StorageException e) {
                 if (e.isConflict() && expectedRevision == 0) {
                     continue;
@@ -408,9 +412,8 @@ final class ResourceService {
         checkNamespace(type, namespace, meta);
         String rv = Json.text(meta, "resourceVersion");
         long expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
-        Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts,
-                old -> mergeForSubresource(type, subresource, old, body.deepCopy()));
-        return new Outcome(out.object(), out.code(), warnings);
+        return guaranteedUpdate(type, namespace, name, subresource, expected, opts,
+                old -> mergeForSubresource(type, subresource, old, body.deepCopy())).withWarnings(warnings);
     }
 
     /** Keeps what the endpoint may not change: status on the main resource, everything but status on /status. */
@@ -467,7 +470,7 @@ final class ResourceService {
             }
             return mergeForSubresource(type, subresource, old, patched);
         });
-        return new Outcome(out.object(), out.code(), warnings);
+        return out.withWarnings(List.copyOf(warnings));
     }
 
     static JsonNode parsePatch(PatchType patchType, byte[] body) {
@@ -533,7 +536,7 @@ final class ResourceService {
                     return Outcome.ok(obj, List.of());
                 }
                 try {
-                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
                 } catch (StorageException e) {
                     if (e.isConflict()) {
                         continue;
@@ -557,7 +560,7 @@ final class ResourceService {
                     return Outcome.ok(obj, List.of());
                 }
                 try {
-                    return Outcome.ok(store.delete(key, cur.modRevision(), null).value(), List.of());
+                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
                 } catch (StorageException e) {
                     if (e.isConflict()) {
                         continue;
@@ -569,7 +572,7 @@ final class ResourceService {
                 return new Outcome(updated, 202, List.of());
             }
             try {
-                return new Outcome(store.update(key, updated, cur.modRevision(), null).value(), 202, List.of());
+                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
             } catch (StorageException e) {
                 if (e.isConflict()) {
                     continue;

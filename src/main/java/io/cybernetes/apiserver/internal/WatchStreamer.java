@@ -75,6 +75,13 @@ final class WatchStreamer {
             this.error = error;
         }
 
+        /** Ends the watch: a streaming thread blocked waiting for events returns. */
+        void close() {
+            if (watch != null) {
+                watch.close();
+            }
+        }
+
         void stream(OutputStream out) throws IOException {
             if (error != null) {
                 write(out, event("ERROR", Json.toTree(error.toStatus())));
@@ -85,13 +92,20 @@ final class WatchStreamer {
             long nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
             try (watch) {
                 for (StoredObject o : initial) {
-                    write(out, event("ADDED", o.value()));
+                    writeRaw(out, "ADDED", o.jsonText(), o.value());
                 }
-                if (initial.isEmpty()) {
-                    out.flush();
-                }
+                out.flush();
+                boolean unflushed = false;
                 while (System.currentTimeMillis() < deadline) {
-                    WatchEvent e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
+                    // Drain what is already there before flushing, so a burst goes out in few packets.
+                    WatchEvent e = watch.next(0);
+                    if (e == null && unflushed) {
+                        out.flush();
+                        unflushed = false;
+                    }
+                    if (e == null) {
+                        e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
+                    }
                     if (e == null) {
                         if (watch.isEnded()) {
                             return;
@@ -104,9 +118,13 @@ final class WatchStreamer {
                     }
                     String type = translate(e, filter);
                     if (type != null) {
-                        ObjectNode obj = type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED
-                                ? stampedPrevious(e) : e.object();
-                        write(out, event(type, obj));
+                        if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
+                            ObjectNode prev = stampedPrevious(e);
+                            writeRaw(out, type, Json.write(prev), prev);
+                        } else {
+                            writeRaw(out, type, e.jsonText(), e.object());
+                        }
+                        unflushed = true;
                     }
                 }
                 if (req.bookmarks()) {
@@ -162,6 +180,18 @@ final class WatchStreamer {
             o.put("apiVersion", req.table() ? "meta.k8s.io/v1" : req.type().apiVersion());
             o.putObject("metadata").put("resourceVersion", Long.toString(revision));
             return ev;
+        }
+
+        /** Writes one event without flushing; plain JSON events reuse the object's stored text. */
+        private void writeRaw(OutputStream out, String type, String json, ObjectNode object) throws IOException {
+            if (req.table()) {
+                out.write(Json.MAPPER.writeValueAsBytes(event(type, object)));
+            } else {
+                out.write(("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8));
+                out.write(json.getBytes(StandardCharsets.UTF_8));
+                out.write('}');
+            }
+            out.write('\n');
         }
 
         private void write(OutputStream out, ObjectNode event) throws IOException {

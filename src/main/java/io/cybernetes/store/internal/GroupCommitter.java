@@ -145,8 +145,8 @@ final class GroupCommitter implements AutoCloseable {
                                 ? new Current(null, 0, rev, null, null, inDb)
                                 : new Current(uidOf(stamped), createRev, rev, stamped, json, inDb));
                         applied.add(op);
-                        results.add(new StoredObject(op.key(), createRev, rev, stamped));
-                        events.add(new WatchEvent(type, rev, op.key(), stamped, cur == null ? null : cur.value()));
+                        results.add(new StoredObject(op.key(), createRev, rev, stamped, json));
+                        events.add(new WatchEvent(type, rev, op.key(), stamped, cur == null ? null : cur.value(), json));
                     }
                     if (applied.isEmpty()) {
                         c.rollback();

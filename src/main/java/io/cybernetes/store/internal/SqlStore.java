@@ -116,11 +116,17 @@ public final class SqlStore implements Store, AutoCloseable {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new StoredObject(key, rs.getLong(1), rs.getLong(2), Json.parseStored(rs.getString(3))));
+                String json = rs.getString(3);
+                return Optional.of(new StoredObject(key, rs.getLong(1), rs.getLong(2), Json.parseStored(json), json));
             }
         } catch (SQLException e) {
             throw unavailable(key, e);
         }
+    }
+
+    @Override
+    public Optional<StoredObject> getCached(String key) {
+        return cache.latest(key);
     }
 
     @Override
@@ -284,8 +290,9 @@ public final class SqlStore implements Store, AutoCloseable {
                 ps.setLong(1, cache.revision());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
+                        String json = rs.getString(4);
                         events.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1),
-                                rs.getString(2), Json.parseStored(rs.getString(4)), null));
+                                rs.getString(2), Json.parseStored(json), null, json));
                     }
                 }
             } catch (SQLException e) {
@@ -323,8 +330,9 @@ public final class SqlStore implements Store, AutoCloseable {
                         "SELECT obj_key, create_revision, mod_revision, obj_value FROM kv_current");
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        all.add(new StoredObject(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                                Json.parseStored(rs.getString(4))));
+                        String json = rs.getString(4);
+                        all.add(new StoredObject(rs.getString(1), rs.getLong(2), rs.getLong(3), Json.parseStored(json),
+                                json));
                     }
                 }
                 c.commit();

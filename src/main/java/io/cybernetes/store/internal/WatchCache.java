@@ -15,6 +15,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -37,12 +38,14 @@ final class WatchCache {
         final long revision;
         final long createRevision;
         final ObjectNode value;
+        final String json;
         volatile Version older;
 
-        Version(long revision, long createRevision, ObjectNode value, Version older) {
+        Version(long revision, long createRevision, ObjectNode value, String json, Version older) {
             this.revision = revision;
             this.createRevision = createRevision;
             this.value = value;
+            this.json = json;
             this.older = older;
         }
     }
@@ -70,7 +73,7 @@ final class WatchCache {
             objects.clear();
             ring.clear();
             for (StoredObject o : snapshot) {
-                objects.put(o.key(), new Version(o.modRevision(), o.createRevision(), o.value(), null));
+                objects.put(o.key(), new Version(o.modRevision(), o.createRevision(), o.value(), o.json(), null));
             }
             revision = atRevision;
             oldest = atRevision;
@@ -109,10 +112,11 @@ final class WatchCache {
                 }
                 Version head = objects.get(e.key());
                 ObjectNode prev = head == null ? null : head.value;
-                WatchEvent full = new WatchEvent(e.type(), e.revision(), e.key(), e.object(), prev);
+                WatchEvent full = new WatchEvent(e.type(), e.revision(), e.key(), e.object(), prev, e.json());
                 long createRevision = e.type() == WatchEvent.Type.ADDED || head == null ? e.revision() : head.createRevision;
-                objects.put(e.key(), new Version(e.revision(), createRevision,
-                        e.type() == WatchEvent.Type.DELETED ? null : e.object(), head));
+                boolean deleted = e.type() == WatchEvent.Type.DELETED;
+                objects.put(e.key(), new Version(e.revision(), createRevision, deleted ? null : e.object(),
+                        deleted ? null : e.json(), head));
                 ring.addLast(full);
                 while (ring.size() > capacity) {
                     evict(ring.removeFirst());
@@ -145,6 +149,14 @@ final class WatchCache {
         if (v == head && v.value == null) {
             objects.remove(e.key(), head);
         }
+    }
+
+    Optional<StoredObject> latest(String key) {
+        Version v = objects.get(key);
+        if (v == null || v.value == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new StoredObject(key, v.createRevision, v.revision, v.value, v.json));
     }
 
     /** Waits until the cache has applied {@code target}; false on timeout. */
@@ -194,7 +206,7 @@ final class WatchCache {
                 lastKey = items.get(items.size() - 1).key();
                 break;
             }
-            items.add(new StoredObject(entry.getKey(), v.createRevision, v.revision, v.value));
+            items.add(new StoredObject(entry.getKey(), v.createRevision, v.revision, v.value, v.json));
         }
         return new ListResult(items, atRevision, lastKey);
     }

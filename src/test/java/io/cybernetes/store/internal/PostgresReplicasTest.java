@@ -23,18 +23,19 @@ class PostgresReplicasTest {
     private static ConfigurableApplicationContext replica(String name) {
         return new SpringApplicationBuilder(CybernetesApplication.class)
                 .web(WebApplicationType.NONE)
-                .properties("spring.datasource.url=" + PostgresTestDatabase.url(),
-                        "spring.datasource.username=" + PostgresTestDatabase.user(),
-                        "spring.datasource.password=",
-                        "cybernetes.store.poll-interval=50ms",
-                        "cybernetes.auth.data-dir=./target/test-data/replica-" + name,
-                        "spring.main.banner-mode=off")
-                .run();
+                // command-line arguments: they take precedence over config/application.yml
+                .run("--spring.datasource.url=" + PostgresTestDatabase.url(),
+                        "--spring.datasource.username=" + PostgresTestDatabase.user(),
+                        "--spring.datasource.password=",
+                        "--cybernetes.store.poll-interval=50ms",
+                        "--cybernetes.auth.data-dir=./target/test-data/replica-" + name,
+                        "--spring.main.banner-mode=off");
     }
 
     @Test
     void writesThroughEitherReplicaReachWatchersOnBothInRevisionOrder() throws Exception {
         try (ConfigurableApplicationContext a = replica("a"); ConfigurableApplicationContext b = replica("b")) {
+            assertThat(a.getEnvironment().getProperty("spring.datasource.url")).startsWith("jdbc:postgresql:");
             Store sa = a.getBean(Store.class);
             Store sb = b.getBean(Store.class);
             String prefix = "replicas/" + System.nanoTime() + "/";

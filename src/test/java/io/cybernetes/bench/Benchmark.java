@@ -1,0 +1,385 @@
+package io.cybernetes.bench;
+
+import io.cybernetes.CybernetesApplication;
+import io.cybernetes.api.Json;
+import io.cybernetes.apiserver.ApiServerEndpoints;
+import io.cybernetes.store.Store;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.node.ObjectNode;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import javax.sql.DataSource;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Measures the figures in {@code docs/benchmarks.md}: creates per second and latency
+ * through the API (16 HTTPS clients) and through the store alone, next to raw JDBC
+ * inserts of the same rows at the same concurrency and durability; watch delivery
+ * latency with 500 watchers while writing 200 objects/s; and a LIST of 10,000 pods.
+ *
+ * <p>Run: {@code ./mvnw -q -Pbench verify -Dbench.db=h2} (or {@code postgres}, with
+ * {@code CYBERNETES_BENCH_POSTGRES_URL} pointing at a server; the database
+ * {@code cybernetes_bench} is recreated). The server and the load run in one JVM on
+ * this machine's two cores.
+ */
+public final class Benchmark {
+
+    private static final int CLIENTS = 16;
+    private static final Duration RUN = Duration.ofSeconds(Long.getLong("bench.seconds", 10));
+    private static final String PAYLOAD = "x".repeat(1024 - 100);
+
+    private final ConfigurableApplicationContext ctx;
+    private final Store store;
+    private final DataSource dataSource;
+    private final HttpClient http;
+    private final String base;
+    private final String token;
+
+    private Benchmark(ConfigurableApplicationContext ctx) throws Exception {
+        this.ctx = ctx;
+        this.store = ctx.getBean(Store.class);
+        this.dataSource = ctx.getBean(DataSource.class);
+        ApiServerEndpoints endpoints = ctx.getBean(ApiServerEndpoints.class);
+        Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        this.token = Files.readString(pki.resolve("admin.token")).trim();
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(pki.resolve("ca.crt"))) {
+            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        this.http = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
+                .executor(Executors.newCachedThreadPool()).build();
+        this.base = "https://127.0.0.1:" + endpoints.httpsPort();
+    }
+
+    public static void main(String[] args) throws Exception {
+        String db = System.getProperty("bench.db", args.length > 0 ? args[0] : "h2");
+        Path data = Path.of("target", "bench", db + "-" + System.currentTimeMillis()).toAbsolutePath();
+        List<String> props = new ArrayList<>(List.of("--server.port=0", "--cybernetes.apiserver.https-port=0",
+                "--cybernetes.apiserver.https-address=127.0.0.1", "--cybernetes.auth.data-dir=" + data,
+                "--logging.level.root=WARN", "--spring.main.banner-mode=off"));
+        if (db.equals("postgres")) {
+            String url = System.getenv().getOrDefault("CYBERNETES_BENCH_POSTGRES_URL",
+                    "jdbc:postgresql://127.0.0.1:5432/cybernetes_bench");
+            recreatePostgres(url);
+            props.add("--spring.datasource.url=" + url);
+            props.add("--spring.datasource.username=" + System.getenv().getOrDefault("CYBERNETES_BENCH_POSTGRES_USER",
+                    "postgres"));
+            props.add("--spring.datasource.password=");
+        } else {
+            props.add("--spring.datasource.url=jdbc:h2:file:" + data.resolve("db") + ";WRITE_DELAY=0");
+        }
+        try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(CybernetesApplication.class)
+                .run(props.toArray(String[]::new))) {
+            new Benchmark(ctx).run(db);
+        }
+        System.exit(0);
+    }
+
+    private static void recreatePostgres(String url) throws Exception {
+        String admin = url.substring(0, url.lastIndexOf('/') + 1) + "postgres";
+        String name = url.substring(url.lastIndexOf('/') + 1);
+        try (Connection c = DriverManager.getConnection(admin, "postgres", ""); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name);
+            s.execute("CREATE DATABASE " + name);
+        }
+    }
+
+    private void run(String db) throws Exception {
+        System.out.printf(Locale.ROOT, "Cybernetes benchmark on %s, %d clients, %ds per run, %d cores%n", db, CLIENTS,
+                RUN.toSeconds(), Runtime.getRuntime().availableProcessors());
+        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench\"}}");
+        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench-list\"}}");
+        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench-watch\"}}");
+
+        Result raw = rawInserts(false);
+        Result rawCounter = rawInserts(true);
+        Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
+        load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+        Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
+
+        System.out.println();
+        System.out.println("| what | ops/s | p50 ms | p99 ms |");
+        System.out.println("|---|---:|---:|---:|");
+        raw.print("raw JDBC insert, one transaction each");
+        rawCounter.print("raw JDBC insert + shared counter row update, one transaction each");
+        storeAlone.print("store create (group commit), no HTTP");
+        api.print("API create over HTTPS (1 KiB ConfigMap)");
+        System.out.printf(Locale.ROOT, "%nstore / raw insert = %.2f; API / raw insert = %.2f%n",
+                storeAlone.rate / raw.rate, api.rate / raw.rate);
+
+        watchLatency();
+        listPods();
+    }
+
+    // ---- load generation
+
+    interface Op {
+        void run(long i) throws Exception;
+    }
+
+    record Result(double rate, double p50, double p99, long count) {
+        void print(String what) {
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f |%n", what, rate, p50, p99);
+        }
+    }
+
+    private Result load(String name, Op op) throws Exception {
+        return load(name, RUN, op);
+    }
+
+    private Result load(String name, Duration duration, Op op) throws Exception {
+        AtomicLong seq = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        long end = System.nanoTime() + duration.toNanos();
+        long start = System.nanoTime();
+        List<Future<long[]>> futures = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            futures.add(pool.submit(() -> {
+                long[] lat = new long[1 << 16];
+                int n = 0;
+                while (System.nanoTime() < end) {
+                    long t0 = System.nanoTime();
+                    op.run(seq.incrementAndGet());
+                    if (n == lat.length) {
+                        lat = Arrays.copyOf(lat, n * 2);
+                    }
+                    lat[n++] = System.nanoTime() - t0;
+                }
+                return Arrays.copyOf(lat, n);
+            }));
+        }
+        List<long[]> all = new ArrayList<>();
+        for (Future<long[]> f : futures) {
+            all.add(f.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        return new Result(merged.length / seconds, pct(merged, 0.50) / 1e6, pct(merged, 0.99) / 1e6, merged.length);
+    }
+
+    private static long pct(long[] sorted, double p) {
+        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))];
+    }
+
+    private Result rawInserts(boolean counter) throws Exception {
+        String table = counter ? "bench_raw_counter" : "bench_raw";
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, k VARCHAR(512) NOT NULL, v TEXT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS bench_counter (id INT PRIMARY KEY, n BIGINT NOT NULL)");
+            s.execute("DELETE FROM bench_counter");
+            s.execute("INSERT INTO bench_counter VALUES (1, 0)");
+        }
+        String row = Json.write(configMap("raw"));
+        ThreadLocal<Connection> conns = ThreadLocal.withInitial(() -> {
+            try {
+                Connection c = dataSource.getConnection();
+                c.setAutoCommit(false);
+                return c;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        List<Connection> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+        Result r = load(counter ? "raw+counter" : "raw", i -> {
+            Connection c = conns.get();
+            opened.add(c);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, k, v) VALUES (?, ?, ?)")) {
+                ps.setLong(1, i);
+                ps.setString(2, "bench/raw/" + i);
+                ps.setString(3, row);
+                ps.executeUpdate();
+            }
+            if (counter) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE bench_counter SET n = n + 1 WHERE id = 1")) {
+                    ps.executeUpdate();
+                }
+            }
+            c.commit();
+        });
+        for (Connection c : new java.util.HashSet<>(opened)) {
+            c.close();
+        }
+        return r;
+    }
+
+    private static ObjectNode configMap(String name) {
+        ObjectNode o = Json.object();
+        o.put("apiVersion", "v1");
+        o.put("kind", "ConfigMap");
+        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        o.putObject("data").put("payload", PAYLOAD);
+        return o;
+    }
+
+    private void create(String path, ObjectNode body) throws Exception {
+        HttpResponse<String> r = http("POST", path, Json.write(body));
+        if (r.statusCode() != 201) {
+            throw new IllegalStateException("create failed: " + r.statusCode() + " " + r.body());
+        }
+    }
+
+    private HttpResponse<String> http(String method, String path, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60));
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    // ---- watch delivery
+
+    private void watchLatency() throws Exception {
+        int watchers = Integer.getInteger("bench.watchers", 500);
+        int rate = 200;
+        int seconds = (int) RUN.toSeconds();
+        int total = rate * seconds;
+        String rv = Json.MAPPER.readTree(http("GET", "/api/v1/namespaces/bench-watch/configmaps", null).body())
+                .at("/metadata/resourceVersion").asString();
+        long[][] latencies = new long[watchers][total];
+        int[] counts = new int[watchers];
+        CountDownLatch done = new CountDownLatch(watchers);
+        List<InputStream> streams = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int w = 0; w < watchers; w++) {
+            int id = w;
+            HttpRequest req = HttpRequest.newBuilder(URI.create(base
+                            + "/api/v1/namespaces/bench-watch/configmaps?watch=true&resourceVersion=" + rv))
+                    .header("Authorization", "Bearer " + token).build();
+            http.sendAsync(req, HttpResponse.BodyHandlers.ofInputStream()).thenAccept(resp -> {
+                Thread t = new Thread(() -> {
+                    streams.add(resp.body());
+                    try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while (counts[id] < total && (line = in.readLine()) != null) {
+                            int at = line.indexOf("\"sent\":\"");
+                            if (at > 0) {
+                                long sent = Long.parseLong(line.substring(at + 8, line.indexOf('"', at + 8)));
+                                latencies[id][counts[id]++] = System.nanoTime() - sent;
+                            }
+                        }
+                    } catch (Exception e) {
+                        // the stream was closed
+                    } finally {
+                        done.countDown();
+                    }
+                });
+                t.setDaemon(true);
+                t.start();
+            });
+        }
+        Thread.sleep(3000);
+        long intervalNanos = 1_000_000_000L / rate;
+        long next = System.nanoTime();
+        ExecutorService writers = Executors.newFixedThreadPool(8);
+        for (int i = 0; i < total; i++) {
+            while (System.nanoTime() < next) {
+                Thread.onSpinWait();
+            }
+            next += intervalNanos;
+            int n = i;
+            writers.submit(() -> {
+                ObjectNode o = Json.object();
+                o.putObject("metadata").put("name", "w" + n);
+                o.putObject("data").put("sent", Long.toString(System.nanoTime()));
+                create("/api/v1/namespaces/bench-watch/configmaps", o);
+                return null;
+            });
+        }
+        writers.shutdown();
+        writers.awaitTermination(60, TimeUnit.SECONDS);
+        done.await(30, TimeUnit.SECONDS);
+        long received = 0;
+        List<long[]> parts = new ArrayList<>();
+        for (int w = 0; w < watchers; w++) {
+            received += counts[w];
+            parts.add(Arrays.copyOf(latencies[w], counts[w]));
+        }
+        long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        System.out.printf(Locale.ROOT, "%nwatch delivery, %d watchers, %d objects/s for %ds: %,d of %,d events delivered,"
+                        + " p50 %.2f ms, p99 %.2f ms%n", watchers, rate, seconds, received, (long) watchers * total,
+                pct(all, 0.5) / 1e6, pct(all, 0.99) / 1e6);
+        for (InputStream s : streams) {
+            s.close();
+        }
+    }
+
+    // ---- LIST of 10,000 pods
+
+    private void listPods() throws Exception {
+        int pods = Integer.getInteger("bench.pods", 10_000);
+        AtomicLong made = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            fs.add(pool.submit(() -> {
+                long i;
+                while ((i = made.incrementAndGet()) <= pods) {
+                    String body = "{\"metadata\":{\"name\":\"p" + i + "\",\"labels\":{\"app\":\"bench\"}},\"spec\":"
+                            + "{\"containers\":[{\"name\":\"c\",\"image\":\"nginx:1.27\"}]}}";
+                    HttpResponse<String> r = http("POST", "/api/v1/namespaces/bench-list/pods", body);
+                    if (r.statusCode() != 201) {
+                        throw new IllegalStateException(r.body());
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        pool.shutdown();
+        measureList("LIST 10,000 pods (JSON)", "/api/v1/namespaces/bench-list/pods", "application/json");
+        measureList("LIST 10,000 pods (Table, as kubectl get)", "/api/v1/namespaces/bench-list/pods",
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+        measureList("LIST 10,000 pods, resourceVersion=0 (JSON)", "/api/v1/namespaces/bench-list/pods?resourceVersion=0",
+                "application/json");
+    }
+
+    private void measureList(String what, String path, String accept) throws Exception {
+        long[] times = new long[7];
+        long bytes = 0;
+        for (int i = 0; i < times.length; i++) {
+            HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
+                    .header("Accept", accept).build();
+            long t0 = System.nanoTime();
+            HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+            times[i] = System.nanoTime() - t0;
+            bytes = r.body().length;
+        }
+        Arrays.sort(times);
+        System.out.printf(Locale.ROOT, "%s: median %.1f ms, best %.1f ms, %,d bytes%n", what, times[3] / 1e6,
+                times[0] / 1e6, bytes);
+    }
+}
