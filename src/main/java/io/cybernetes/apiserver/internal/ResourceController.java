@@ -170,7 +170,7 @@ class ResourceController {
         Format format = Format.of(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
                 format.table(), include(request), isTrue(request.getParameter("allowWatchBookmarks")), timeout,
-                props.watchBookmarkInterval().toMillis()));
+                props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis()));
         AsyncContext async = request.startAsync();
         async.setTimeout(0);
         // When the client goes away, the container ends the request: end the watch with it.
@@ -338,15 +338,26 @@ class ResourceController {
             throw ApiException.entityTooLarge(max);
         }
         try (InputStream in = request.getInputStream()) {
-            byte[] body = in.readNBytes((int) max + 1);
-            if (body.length > max) {
-                throw ApiException.entityTooLarge(max);
-            }
+            byte[] body = readAtMost(in, max);
             if (body.length == 0) {
                 throw ApiException.badRequest("the request body is empty");
             }
             return body;
         }
+    }
+
+    /** Reads the whole stream, refusing more than {@code max} bytes, without allocating {@code max} up front. */
+    private static byte[] readAtMost(InputStream in, long max) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(4096);
+        byte[] buf = new byte[8192];
+        int n;
+        while ((n = in.read(buf)) > 0) {
+            out.write(buf, 0, n);
+            if (out.size() > max) {
+                throw ApiException.entityTooLarge(max);
+            }
+        }
+        return out.toByteArray();
     }
 
     private ObjectNode readObject(HttpServletRequest request) throws IOException {
@@ -398,10 +409,7 @@ class ResourceController {
         boolean dryRun = writeOptions(request).dryRun();
         String uid = null;
         String rv = null;
-        byte[] body = request.getInputStream().readNBytes((int) props.maxRequestBytes() + 1);
-        if (body.length > props.maxRequestBytes()) {
-            throw ApiException.entityTooLarge(props.maxRequestBytes());
-        }
+        byte[] body = readAtMost(request.getInputStream(), props.maxRequestBytes());
         if (body.length > 0) {
             ObjectNode opts = Json.parseObject(body, false);
             String kind = Json.text(opts, "kind");

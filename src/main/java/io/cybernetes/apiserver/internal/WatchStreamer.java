@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
@@ -26,10 +27,24 @@ final class WatchStreamer {
 
     /** How the watch was asked for. */
     record Request(ResourceType type, String namespace, ListOptions options, boolean table,
-                   TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis) {
+                   TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis,
+                   long flushIntervalMillis) {
     }
 
     private final ResourceService service;
+    private final EncodedEvents encoded = new EncodedEvents();
+    private final AtomicInteger open = new AtomicInteger();
+
+    /**
+     * How long a watch rests after a flush: the flushes of all open watches together stay
+     * near one per {@link #REST_MICROS_PER_WATCH} microseconds, so a handful of watches
+     * get every event at once and hundreds batch theirs, up to the configured maximum.
+     */
+    private long restMicros(long maxMillis) {
+        return Math.min(maxMillis * 1000, (long) open.get() * REST_MICROS_PER_WATCH);
+    }
+
+    private static final long REST_MICROS_PER_WATCH = 100;
 
     WatchStreamer(ResourceService service) {
         this.service = service;
@@ -83,6 +98,15 @@ final class WatchStreamer {
         }
 
         void stream(OutputStream out) throws IOException {
+            open.incrementAndGet();
+            try {
+                streamEvents(out);
+            } finally {
+                open.decrementAndGet();
+            }
+        }
+
+        private void streamEvents(OutputStream out) throws IOException {
             if (error != null) {
                 write(out, event("ERROR", Json.toTree(error.toStatus())));
                 return;
@@ -95,17 +119,11 @@ final class WatchStreamer {
                     writeRaw(out, "ADDED", o.jsonText(), o.value());
                 }
                 out.flush();
-                boolean unflushed = false;
+                // An event goes out at once, with whatever else is already queued; then the watch
+                // rests for the flush interval, so under load its events leave in one packet per
+                // interval, and the thread is woken by its timer rather than once per event.
                 while (System.currentTimeMillis() < deadline) {
-                    // Drain what is already there before flushing, so a burst goes out in few packets.
-                    WatchEvent e = watch.next(0);
-                    if (e == null && unflushed) {
-                        out.flush();
-                        unflushed = false;
-                    }
-                    if (e == null) {
-                        e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
-                    }
+                    WatchEvent e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
                     if (e == null) {
                         if (watch.isEnded()) {
                             return;
@@ -116,15 +134,17 @@ final class WatchStreamer {
                         }
                         continue;
                     }
-                    String type = translate(e, filter);
-                    if (type != null) {
-                        if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
-                            ObjectNode prev = stampedPrevious(e);
-                            writeRaw(out, type, Json.write(prev), prev);
-                        } else {
-                            writeRaw(out, type, e.jsonText(), e.object());
+                    boolean wrote = writeEvent(out, e, filter);
+                    WatchEvent more;
+                    while ((more = watch.next(0)) != null) {
+                        wrote |= writeEvent(out, more, filter);
+                    }
+                    if (wrote) {
+                        out.flush();
+                        long rest = restMicros(req.flushIntervalMillis());
+                        if (rest > 0) {
+                            Thread.sleep(rest / 1000, (int) (rest % 1000) * 1000);
                         }
-                        unflushed = true;
                     }
                 }
                 if (req.bookmarks()) {
@@ -133,6 +153,23 @@ final class WatchStreamer {
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /** Writes the event as this watcher sees it; false when the selectors hide it. */
+        private boolean writeEvent(OutputStream out, WatchEvent e, Predicate<ObjectNode> filter) throws IOException {
+            String type = translate(e, filter);
+            if (type == null) {
+                return false;
+            }
+            if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
+                ObjectNode prev = stampedPrevious(e);
+                writeRaw(out, type, Json.write(prev), prev);
+            } else if (req.table()) {
+                writeRaw(out, type, null, e.object());
+            } else {
+                out.write(encoded.line(e, type));
+            }
+            return true;
         }
 
         /** The event type a filtered watcher sees, or null when the change is invisible to it. */
