@@ -13,6 +13,7 @@ import java.time.Duration;
  * @param maxRequestBytes       larger request bodies are refused with 413
  * @param watchMaxTimeout       a watch ends after this long at the latest
  * @param watchBookmarkInterval how often a quiet watch gets a bookmark, when it asked for them
+ * @param maxRequestsInFlight   requests served at once (watches aside); more get 429 with Retry-After; 0 = no limit
  * @param watchFlushInterval    the longest a busy watch rests between flushes (0.1 ms per open watch, up to this)
  */
 @ConfigurationProperties("cybernetes.apiserver")
@@ -20,6 +21,7 @@ public record ApiServerProperties(
         @DefaultValue("6443") int httpsPort,
         @DefaultValue("0.0.0.0") String httpsAddress,
         @DefaultValue("3145728") long maxRequestBytes,
+        @DefaultValue("400") int maxRequestsInFlight,
         @DefaultValue("30m") Duration watchMaxTimeout,
         @DefaultValue("10s") Duration watchBookmarkInterval,
         @DefaultValue("50ms") Duration watchFlushInterval) {

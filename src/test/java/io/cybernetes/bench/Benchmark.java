@@ -139,6 +139,12 @@ public final class Benchmark {
             watchLatency();
             return;
         }
+        if ("api".equals(System.getProperty("bench.only"))) {
+            load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+            load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
+                    .print("API create over HTTPS (1 KiB ConfigMap)");
+            return;
+        }
         Result raw = rawInserts(false);
         Result rawCounter = rawInserts(true);
         Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));

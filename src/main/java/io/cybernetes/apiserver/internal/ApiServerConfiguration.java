@@ -6,6 +6,8 @@ import io.cybernetes.store.Store;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.core.Ordered;
 
 /** Wires the API server's beans. */
 @Configuration(proxyBeanMethods = false)
@@ -20,6 +22,13 @@ class ApiServerConfiguration {
     @Bean
     SchemaRegistry schemaRegistry() {
         return new SchemaRegistry();
+    }
+
+    @Bean
+    FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props) {
+        FilterRegistrationBean<MaxInFlightFilter> reg = new FilterRegistrationBean<>(new MaxInFlightFilter(props));
+        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+        return reg;
     }
 
     @Bean

@@ -1,0 +1,66 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.apiserver.ApiServerProperties;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MaxInFlightFilterTest {
+
+    private static ApiServerProperties limit(int n) {
+        return new ApiServerProperties(0, "127.0.0.1", 1024, n, Duration.ofMinutes(1), Duration.ofSeconds(1),
+                Duration.ofMillis(50));
+    }
+
+    @Test
+    void aRequestPastTheLimitIs429WithRetryAfterAndWatchesDoNotCount() throws Exception {
+        MaxInFlightFilter filter = new MaxInFlightFilter(limit(1));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            try {
+                filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), new MockHttpServletResponse(),
+                        (req, res) -> {
+                            inside.countDown();
+                            try {
+                                release.await(10, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        holder.start();
+        assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), refused, (req, res) -> {
+            throw new AssertionError("must not be served");
+        });
+        assertThat(refused.getStatus()).isEqualTo(429);
+        assertThat(refused.getHeader("Retry-After")).isEqualTo("1");
+        assertThat(refused.getContentAsString()).contains("\"kind\":\"Status\"", "\"reason\":\"TooManyRequests\"");
+
+        MockHttpServletRequest watch = new MockHttpServletRequest("GET", "/api/v1/pods");
+        watch.setParameter("watch", "true");
+        MockHttpServletResponse watched = new MockHttpServletResponse();
+        boolean[] served = {false};
+        filter.doFilter(watch, watched, (req, res) -> served[0] = true);
+        assertThat(served[0]).isTrue();
+
+        release.countDown();
+        holder.join(10_000);
+        MockHttpServletResponse after = new MockHttpServletResponse();
+        boolean[] servedAfter = {false};
+        filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), after, (req, res) -> servedAfter[0] = true);
+        assertThat(servedAfter[0]).isTrue();
+    }
+}
