@@ -1,5 +1,7 @@
 package io.cybernetes.api;
 
+import tools.jackson.databind.JsonNode;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,34 @@ public final class LabelSelector {
             }
         }
         return true;
+    }
+
+    /**
+     * The selector of a {@code metav1.LabelSelector} object ({@code matchLabels} and
+     * {@code matchExpressions} with In, NotIn, Exists, DoesNotExist). Null or empty selects everything.
+     */
+    public static LabelSelector fromObject(JsonNode selector) {
+        if (selector == null || !selector.isObject()) {
+            return EVERYTHING;
+        }
+        List<Requirement> out = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
+            out.add(new Requirement(e.getKey(), Op.EQUALS, Set.of(e.getValue().asString())));
+        }
+        for (JsonNode expr : selector.path("matchExpressions")) {
+            Set<String> values = new java.util.LinkedHashSet<>();
+            expr.path("values").forEach(v -> values.add(v.asString()));
+            String key = expr.path("key").asString("");
+            String op = expr.path("operator").asString("");
+            out.add(switch (op) {
+                case "In" -> new Requirement(key, Op.IN, values);
+                case "NotIn" -> new Requirement(key, Op.NOT_IN, values);
+                case "Exists" -> new Requirement(key, Op.EXISTS, Set.of());
+                case "DoesNotExist" -> new Requirement(key, Op.DOES_NOT_EXIST, Set.of());
+                default -> throw ApiException.badRequest("\"" + op + "\" is not a valid label selector operator");
+            });
+        }
+        return new LabelSelector(out);
     }
 
     /** Parses the string form; a malformed selector is a 400 BadRequest. */

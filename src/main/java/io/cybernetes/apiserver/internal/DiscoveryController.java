@@ -133,13 +133,7 @@ class DiscoveryController {
             r.put("singularName", t.singular());
             r.put("namespaced", t.namespaced());
             r.put("kind", t.kind());
-            strings(r.putArray("verbs"), VERBS);
-            if (!t.shortNames().isEmpty()) {
-                strings(r.putArray("shortNames"), t.shortNames());
-            }
-            if (!t.categories().isEmpty()) {
-                strings(r.putArray("categories"), t.categories());
-            }
+            verbsAndNames(r, t);
             for (String sub : t.subresources().stream().sorted().toList()) {
                 ObjectNode s = resources.addObject();
                 s.put("name", t.plural() + "/" + sub);
@@ -194,13 +188,7 @@ class DiscoveryController {
                     kind(r.putObject("responseKind"), t.group(), t.version(), t.kind());
                     r.put("scope", t.namespaced() ? "Namespaced" : "Cluster");
                     r.put("singularResource", t.singular());
-                    strings(r.putArray("verbs"), VERBS);
-                    if (!t.shortNames().isEmpty()) {
-                        strings(r.putArray("shortNames"), t.shortNames());
-                    }
-                    if (!t.categories().isEmpty()) {
-                        strings(r.putArray("categories"), t.categories());
-                    }
+                    verbsAndNames(r, t);
                     if (!t.subresources().isEmpty()) {
                         ArrayNode subs = r.putArray("subresources");
                         for (String sub : t.subresources().stream().sorted().toList()) {
@@ -217,6 +205,17 @@ class DiscoveryController {
         }
         return ResponseEntity.ok().contentType(MediaType.parseMediaType(AGGREGATED))
                 .header(HttpHeaders.VARY, "Accept").body(Json.MAPPER.writeValueAsBytes(o));
+    }
+
+    /** Verbs, short names and categories: the same in both discovery forms. */
+    private static void verbsAndNames(ObjectNode r, ResourceType t) {
+        strings(r.putArray("verbs"), VERBS);
+        if (!t.shortNames().isEmpty()) {
+            strings(r.putArray("shortNames"), t.shortNames());
+        }
+        if (!t.categories().isEmpty()) {
+            strings(r.putArray("categories"), t.categories());
+        }
     }
 
     private static void kind(ObjectNode o, String group, String version, String kind) {

@@ -529,50 +529,27 @@ final class ResourceService {
             ObjectNode meta = Json.child(updated, "metadata");
             addPropagationFinalizer(meta, opts.propagationPolicy());
             long grace = gracePeriod(type, obj, opts.gracePeriodSeconds());
-            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0
-                    || (type.kind().equals("Namespace"));
-            if (!pending) {
-                if (opts.dryRun()) {
-                    return Outcome.ok(obj, List.of());
-                }
-                try {
-                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
-                } catch (StorageException e) {
-                    if (e.isConflict()) {
-                        continue;
-                    }
-                    throw translate(e, type, name);
-                }
-            }
-            if (meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
+            boolean isNamespace = type.kind().equals("Namespace");
+            // Finalizers, a grace period or (for namespaces) spec finalizers keep the object for now.
+            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0 || isNamespace;
+            if (pending && meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
                 return new Outcome(obj, 202, List.of());
             }
-            if (!meta.has("deletionTimestamp")) {
+            if (pending && !meta.has("deletionTimestamp")) {
                 meta.put("deletionTimestamp", Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS).toString());
                 meta.put("deletionGracePeriodSeconds", grace);
-                if (type.kind().equals("Namespace")) {
+                if (isNamespace) {
                     Json.child(updated, "status").put("phase", "Terminating");
                 }
             }
-            if (type.kind().equals("Namespace") && updated.path("spec").path("finalizers").isEmpty()
-                    && meta.path("finalizers").isEmpty()) {
-                if (opts.dryRun()) {
-                    return Outcome.ok(obj, List.of());
-                }
-                try {
-                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
-                } catch (StorageException e) {
-                    if (e.isConflict()) {
-                        continue;
-                    }
-                    throw translate(e, type, name);
-                }
-            }
+            boolean deleteNow = !pending || (isNamespace && updated.path("spec").path("finalizers").isEmpty()
+                    && meta.path("finalizers").isEmpty());
             if (opts.dryRun()) {
-                return new Outcome(updated, 202, List.of());
+                return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
             }
             try {
-                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
+                return deleteNow ? Outcome.stored(store.delete(key, cur.modRevision(), null), 200)
+                        : Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
             } catch (StorageException e) {
                 if (e.isConflict()) {
                     continue;

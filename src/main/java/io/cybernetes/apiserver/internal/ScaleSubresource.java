@@ -2,13 +2,12 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** The {@code autoscaling/v1 Scale} view of a workload's replicas, read and written. */
 final class ScaleSubresource {
@@ -53,22 +52,6 @@ final class ScaleSubresource {
     }
 
     static String selectorString(JsonNode selector) {
-        List<String> out = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
-            out.add(e.getKey() + "=" + e.getValue().asString());
-        }
-        for (JsonNode expr : selector.path("matchExpressions")) {
-            List<String> values = new ArrayList<>();
-            expr.path("values").forEach(v -> values.add(v.asString()));
-            String key = expr.path("key").asString("");
-            switch (expr.path("operator").asString("")) {
-                case "In" -> out.add(key + " in (" + String.join(",", values) + ")");
-                case "NotIn" -> out.add(key + " notin (" + String.join(",", values) + ")");
-                case "Exists" -> out.add(key);
-                case "DoesNotExist" -> out.add("!" + key);
-                default -> { }
-            }
-        }
-        return String.join(",", out);
+        return LabelSelector.fromObject(selector).toString();
     }
 }

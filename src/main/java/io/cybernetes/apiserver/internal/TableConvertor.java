@@ -197,23 +197,8 @@ final class TableConvertor {
     }
 
     private static String selector(JsonNode o) {
-        List<String> out = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> e : o.path("spec").path("selector").path("matchLabels").properties()) {
-            out.add(e.getKey() + "=" + e.getValue().asString());
-        }
-        for (JsonNode expr : o.path("spec").path("selector").path("matchExpressions")) {
-            List<String> values = new ArrayList<>();
-            expr.path("values").forEach(v -> values.add(v.asString()));
-            String op = expr.path("operator").asString("");
-            String key = expr.path("key").asString("");
-            out.add(switch (op) {
-                case "In" -> key + " in (" + String.join(",", values) + ")";
-                case "NotIn" -> key + " notin (" + String.join(",", values) + ")";
-                case "DoesNotExist" -> "!" + key;
-                default -> key;
-            });
-        }
-        return out.isEmpty() ? "<none>" : String.join(",", out);
+        String s = ScaleSubresource.selectorString(o.path("spec").path("selector"));
+        return s.isEmpty() ? "<none>" : s;
     }
 
     private static String nodeStatus(JsonNode o) {

@@ -131,20 +131,17 @@ public final class SqlStore implements Store, AutoCloseable {
 
     @Override
     public long currentRevision() {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT revision FROM revision_counter WHERE id = 1");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw unavailable("", e);
-        }
+        return readCounter("revision");
     }
 
     @Override
     public long compactedRevision() {
+        return readCounter("compacted_revision");
+    }
+
+    private long readCounter(String column) {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT compacted_revision FROM revision_counter WHERE id = 1");
+             PreparedStatement ps = c.prepareStatement("SELECT " + column + " FROM revision_counter WHERE id = 1");
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);

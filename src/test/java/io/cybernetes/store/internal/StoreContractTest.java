@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -335,9 +334,5 @@ abstract class StoreContractTest {
         }
         assertThat(out).hasSize(n);
         return out;
-    }
-
-    static <T> T join(CompletableFuture<T> f) {
-        return f.join();
     }
 }
