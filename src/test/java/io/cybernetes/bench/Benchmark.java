@@ -266,10 +266,18 @@ public final class Benchmark {
         return o;
     }
 
+    /** One kept-alive connection per load thread. */
+    private final ThreadLocal<KeepAliveClient> clients = new ThreadLocal<>();
+
     private void create(String path, ObjectNode body) throws Exception {
-        HttpResponse<String> r = http("POST", path, Json.write(body));
-        if (r.statusCode() != 201) {
-            throw new IllegalStateException("create failed: " + r.statusCode() + " " + r.body());
+        KeepAliveClient c = clients.get();
+        if (c == null) {
+            c = new KeepAliveClient(sslContext, port, token);
+            clients.set(c);
+        }
+        KeepAliveClient.Response r = c.send("POST", path, Json.write(body));
+        if (r.status() != 201) {
+            throw new IllegalStateException("create failed: " + r.status() + " " + r.body());
         }
     }
 
@@ -397,12 +405,10 @@ public final class Benchmark {
             fs.add(pool.submit(() -> {
                 long i;
                 while ((i = made.incrementAndGet()) <= pods) {
-                    String body = "{\"metadata\":{\"name\":\"p" + i + "\",\"labels\":{\"app\":\"bench\"}},\"spec\":"
-                            + "{\"containers\":[{\"name\":\"c\",\"image\":\"nginx:1.27\"}]}}";
-                    HttpResponse<String> r = http("POST", "/api/v1/namespaces/bench-list/pods", body);
-                    if (r.statusCode() != 201) {
-                        throw new IllegalStateException(r.body());
-                    }
+                    ObjectNode pod = Json.object();
+                    pod.putObject("metadata").put("name", "p" + i).putObject("labels").put("app", "bench");
+                    pod.putObject("spec").putArray("containers").addObject().put("name", "c").put("image", "nginx:1.27");
+                    create("/api/v1/namespaces/bench-list/pods", pod);
                 }
                 return null;
             }));

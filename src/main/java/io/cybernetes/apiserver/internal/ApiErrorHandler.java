@@ -12,6 +12,7 @@ import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
 /** Turns every failure into a Kubernetes {@code Status}; unexpected ones are logged here, never sent as traces. */
@@ -44,6 +45,12 @@ class ApiErrorHandler {
     @ExceptionHandler(NoResourceFoundException.class)
     ResponseEntity<byte[]> noResource(NoResourceFoundException e) {
         return status(ApiException.notFound("the server could not find the requested resource"));
+    }
+
+    /** The client went away mid-response: there is no one to answer, and nothing went wrong here. */
+    @ExceptionHandler(AsyncRequestNotUsableException.class)
+    void clientGone(AsyncRequestNotUsableException e) {
+        log.debug("client disconnected: {}", e.getMessage());
     }
 
     @ExceptionHandler(Exception.class)
