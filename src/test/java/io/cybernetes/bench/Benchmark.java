@@ -383,8 +383,9 @@ public final class Benchmark {
         }
         long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
         System.out.printf(Locale.ROOT, "%nwatch delivery, %d watchers, %d objects/s for %ds: %,d of %,d events delivered,"
-                        + " p50 %.2f ms, p99 %.2f ms%n", watchers, rate, seconds, received, (long) watchers * total,
-                pct(all, 0.5) / 1e6, pct(all, 0.99) / 1e6);
+                        + " p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", watchers, rate, seconds, received,
+                (long) watchers * total, pct(all, 0.5) / 1e6, pct(all, 0.9) / 1e6, pct(all, 0.99) / 1e6,
+                pct(all, 1.0) / 1e6);
         long[] wl = writeLatency.clone();
         Arrays.sort(wl);
         System.out.printf(Locale.ROOT, "  (the writes themselves meanwhile: p50 %.2f ms, p99 %.2f ms)%n",
