@@ -80,9 +80,12 @@ public final class FieldSelector {
         return new FieldSelector(terms);
     }
 
+    /** Selector fields that name a nested field under another name, as Kubernetes' field label conversions do. */
+    private static final java.util.Map<String, String> ALIASES = java.util.Map.of("source", "source.component");
+
     public boolean matches(JsonNode object) {
         for (Term t : terms) {
-            String actual = Json.text(object, t.field());
+            String actual = Json.text(object, ALIASES.getOrDefault(t.field(), t.field()));
             if (actual == null) {
                 actual = "";
             }

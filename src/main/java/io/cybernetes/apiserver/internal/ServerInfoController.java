@@ -50,16 +50,16 @@ class ServerInfoController {
         try {
             long revision = store.currentRevision();
             ok = true;
-            detail = "[+]etcd ok (revision " + revision + ", cached " + store.cachedRevision() + ")";
+            detail = "[+]store ok (revision " + revision + ", cached " + store.cachedRevision() + ")";
         } catch (RuntimeException e) {
             ok = false;
-            detail = "[-]etcd failed: reason withheld";
+            detail = "[-]store failed: reason withheld";
         }
         String body;
         if (verbose != null) {
             body = "[+]ping ok\n[+]log ok\n" + detail + "\n" + (ok ? "healthz check passed\n" : "healthz check failed\n");
         } else {
-            body = ok ? "ok" : "[-]etcd failed: reason withheld\nhealthz check failed";
+            body = ok ? "ok" : "[-]store failed: reason withheld\nhealthz check failed";
         }
         return ResponseEntity.status(ok ? 200 : 500).contentType(MediaType.TEXT_PLAIN).body(body);
     }
