@@ -36,8 +36,8 @@ class KubectlTest extends ApiTestSupport {
     void namespace() {
         assertThat(Path.of(KUBECTL)).as("kubectl must be installed for these tests").isExecutable();
         ns = "k-" + UUID.randomUUID().toString().substring(0, 8);
-        // Imperative creates send protobuf, which the server does not read yet: set up through the API.
-        assertThat(createNamespace(ns).code()).isEqualTo(201);
+        Run created = kubectl("create", "namespace", ns);
+        assertThat(created.exit()).as(created.all()).isZero();
     }
 
     Run kubectl(String... args) {
@@ -177,8 +177,7 @@ class KubectlTest extends ApiTestSupport {
         Process watch = pb.start();
         try {
             waitFor(out, "No resources found", "EVENT", 10);
-            Path cm = file("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\ndata:\n  a: \"1\"\n");
-            assertThat(kubectl("apply", "-n", ns, "-f", cm.toString()).exit()).isZero();
+            assertThat(kubectl("create", "configmap", "watched", "-n", ns, "--from-literal=a=1").exit()).isZero();
             assertThat(kubectl("label", "configmap", "watched", "-n", ns, "x=y").exit()).isZero();
             assertThat(kubectl("delete", "configmap", "watched", "-n", ns).exit()).isZero();
             waitFor(out, "DELETED", null, 20);
@@ -188,6 +187,25 @@ class KubectlTest extends ApiTestSupport {
         } finally {
             watch.destroyForcibly();
         }
+    }
+
+    @Test
+    void imperativeCreatesSendProtobufBodies() {
+        assertThat(kubectl("create", "-n", ns, "configmap", "cfg", "--from-literal=color=blue").exit()).isZero();
+        assertThat(kubectl("create", "-n", ns, "secret", "generic", "pw", "--from-literal=password=hunter2").exit())
+                .isZero();
+        assertThat(kubectl("create", "-n", ns, "serviceaccount", "robot").exit()).isZero();
+        Run deploy = kubectl("create", "-n", ns, "deployment", "idle", "--image=nginx:1.27", "--replicas=0", "--port=80");
+        assertThat(deploy.exit()).as(deploy.all()).isZero();
+        assertThat(kubectl("get", "-n", ns, "configmap", "cfg", "-o", "jsonpath={.data.color}").out()).isEqualTo("blue");
+        assertThat(kubectl("get", "-n", ns, "secret", "pw", "-o", "jsonpath={.data.password}").out())
+                .isEqualTo(java.util.Base64.getEncoder().encodeToString("hunter2".getBytes(StandardCharsets.UTF_8)));
+        assertThat(kubectl("get", "-n", ns, "deployment", "idle", "-o",
+                "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0]"
+                        + ".ports[0].containerPort} {.metadata.creationTimestamp}").out())
+                .matches("0 nginx:1\\.27 80 \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+        assertThat(kubectl("get", "-n", ns, "serviceaccount", "robot", "-o", "name").out().trim())
+                .isEqualTo("serviceaccount/robot");
     }
 
     @Test

@@ -363,6 +363,9 @@ class ResourceController {
     private ObjectNode readObject(HttpServletRequest request) throws IOException {
         String ct = request.getContentType();
         String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
+        if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
+            return ProtobufBodies.decode(readBody(request));
+        }
         boolean yaml = switch (mime) {
             case "", "application/json", "*/*" -> false;
             case "application/yaml", "application/x-yaml", "text/yaml" -> true;
