@@ -1,9 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.api.FieldSelector;
 import io.cybernetes.api.Json;
-import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiServerProperties;
@@ -24,7 +22,6 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,14 +42,20 @@ class ResourceController {
     private final WatchStreamer watches;
     private final ApiServerProperties props;
     private final WatchThreads watchExecutor;
+    private final RequestReader reader;
+    private final ResourceDeleter deleter;
+    private final ResourceLister lister;
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchExecutor) {
         this.registry = registry;
         this.service = service;
-        this.watches = new WatchStreamer(service);
+        this.watches = new WatchStreamer(service.store());
         this.props = props;
         this.watchExecutor = watchExecutor;
+        this.reader = new RequestReader(props.maxRequestBytes());
+        this.deleter = new ResourceDeleter(service);
+        this.lister = new ResourceLister(service.store());
     }
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
@@ -69,7 +72,7 @@ class ResourceController {
         String method = request.getMethod();
         if (info.name() == null) {
             return switch (method) {
-                case "GET" -> isTrue(request.getParameter("watch")) ? watch(request, response, type, info)
+                case "GET" -> RequestReader.isTrue(request.getParameter("watch")) ? watch(request, response, type, info)
                         : list(request, type, info);
                 case "POST" -> create(request, type, info);
                 case "DELETE" -> deleteCollection(request, type, info);
@@ -92,20 +95,20 @@ class ResourceController {
             case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
             case "PUT" -> {
                 Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(),
-                        readObject(request), writeOptions(request));
+                        reader.readObject(request), reader.writeOptions(request));
                 yield respond(request, type, o);
             }
             case "PATCH" -> {
                 PatchType pt = PatchType.fromContentType(request.getContentType());
                 Outcome o = service.patch(type, info.namespace(), info.name(), info.subresource(), pt,
-                        readBody(request), writeOptions(request));
+                        reader.readBody(request), reader.writeOptions(request));
                 yield respond(request, type, o);
             }
             case "DELETE" -> {
                 if (info.subresource() != null) {
                     throw ApiException.methodNotAllowed();
                 }
-                Outcome o = service.delete(type, info.namespace(), info.name(), deleteOptions(request));
+                Outcome o = deleter.delete(type, info.namespace(), info.name(), reader.deleteOptions(request));
                 yield respond(request, type, o);
             }
             default -> throw ApiException.methodNotAllowed();
@@ -118,19 +121,19 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.methodNotAllowed();
         }
-        Outcome o = service.create(type, info.namespace(), readObject(request), writeOptions(request));
+        Outcome o = service.create(type, info.namespace(), reader.readObject(request), reader.writeOptions(request));
         return respond(request, type, o);
     }
 
     private ResponseEntity<?> list(HttpServletRequest request, ResourceType type, RequestInfo info) {
-        ListOptions opts = listOptions(request, type);
-        ResourceService.Page page = service.list(type, info.namespace(), opts);
+        ListOptions opts = reader.listOptions(request, type);
+        ResourceLister.Page page = lister.list(type, info.namespace(), opts);
         String rv = Long.toString(page.result().revision());
         Format format = Format.of(request);
         List<ObjectNode> items = page.result().items().stream().map(StoredObject::value).toList();
         ObjectNode body;
         if (format.table()) {
-            body = TableConvertor.table(type, items, rv, page.continueToken(), include(request));
+            body = TableConvertor.table(type, items, rv, page.continueToken(), RequestReader.include(request));
         } else if (!format.partial() && !format.yaml()) {
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
                     .body(rawList(type, rv, page.continueToken(), page.result().items()));
@@ -157,7 +160,7 @@ class ResourceController {
      */
     private ResponseEntity<?> watch(HttpServletRequest request, HttpServletResponse response, ResourceType type,
                                     RequestInfo info) throws IOException {
-        ListOptions opts = listOptions(request, type);
+        ListOptions opts = reader.listOptions(request, type);
         long timeout = props.watchMaxTimeout().toMillis();
         String ts = request.getParameter("timeoutSeconds");
         if (ts != null && !ts.isEmpty()) {
@@ -169,7 +172,7 @@ class ResourceController {
         }
         Format format = Format.of(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
-                format.table(), include(request), isTrue(request.getParameter("allowWatchBookmarks")), timeout,
+                format.table(), RequestReader.include(request), RequestReader.isTrue(request.getParameter("allowWatchBookmarks")), timeout,
                 props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis()));
         AsyncContext async = request.startAsync();
         async.setTimeout(0);
@@ -244,9 +247,9 @@ class ResourceController {
 
     private ResponseEntity<?> deleteCollection(HttpServletRequest request, ResourceType type, RequestInfo info)
             throws IOException {
-        ListOptions opts = listOptions(request, type);
-        ResourceService.DeleteOptions del = deleteOptions(request);
-        ResourceService.Page page = service.list(type, info.namespace(), opts);
+        ListOptions opts = reader.listOptions(request, type);
+        DeleteOptions del = reader.deleteOptions(request);
+        ResourceLister.Page page = lister.list(type, info.namespace(), opts);
         ObjectNode body = Json.object();
         body.put("kind", type.listKind());
         body.put("apiVersion", type.apiVersion());
@@ -255,7 +258,7 @@ class ResourceController {
         for (StoredObject o : page.result().items()) {
             String ns = Json.text(o.value(), "metadata.namespace");
             try {
-                items.add(service.delete(type, ns, Json.text(o.value(), "metadata.name"), del).object());
+                items.add(deleter.delete(type, ns, Json.text(o.value(), "metadata.name"), del).object());
             } catch (ApiException e) {
                 if (e.code() != 404) {
                     throw e;
@@ -268,11 +271,11 @@ class ResourceController {
     private ResponseEntity<?> scale(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
         String ns = info.namespace();
         String name = info.name();
-        WriteOptions opts = writeOptions(request);
+        WriteOptions opts = reader.writeOptions(request);
         ObjectNode result = switch (request.getMethod()) {
             case "GET" -> ScaleSubresource.toScale(service.get(type, ns, name).value());
             case "PUT" -> {
-                ObjectNode scale = readObject(request);
+                ObjectNode scale = reader.readObject(request);
                 String rv = Json.text(scale, "metadata.resourceVersion");
                 long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
                 yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
@@ -280,7 +283,7 @@ class ResourceController {
             }
             case "PATCH" -> {
                 PatchType pt = PatchType.fromContentType(request.getContentType());
-                JsonNode patch = ResourceService.parsePatch(pt, readBody(request));
+                JsonNode patch = ResourceService.parsePatch(pt, reader.readBody(request));
                 yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
                     ObjectNode scale = ResourceService.applyPatch(pt, ScaleSubresource.toScale(old), patch);
                     return ScaleSubresource.applyScale(type, old, scale);
@@ -292,12 +295,12 @@ class ResourceController {
     }
 
     private ResponseEntity<?> binding(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
-        ObjectNode binding = readObject(request);
+        ObjectNode binding = reader.readObject(request);
         String node = Json.text(binding, "target.name");
         if (node == null || node.isEmpty()) {
             throw ApiException.invalid(type, info.name(), List.of(MetaValidation.required("target.name")));
         }
-        service.guaranteedUpdate(type, info.namespace(), info.name(), "binding", 0, writeOptions(request), pod -> {
+        service.guaranteedUpdate(type, info.namespace(), info.name(), "binding", 0, reader.writeOptions(request), pod -> {
             String bound = Json.text(pod, "spec.nodeName");
             if (bound != null && !bound.isEmpty()) {
                 throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is already assigned to node \""
@@ -330,141 +333,6 @@ class ResourceController {
         return write(Format.of(request), status, 201, List.of());
     }
 
-    // ---- request parsing
-
-    private byte[] readBody(HttpServletRequest request) throws IOException {
-        long max = props.maxRequestBytes();
-        if (request.getContentLengthLong() > max) {
-            throw ApiException.entityTooLarge(max);
-        }
-        try (InputStream in = request.getInputStream()) {
-            byte[] body = readAtMost(in, max);
-            if (body.length == 0) {
-                throw ApiException.badRequest("the request body is empty");
-            }
-            return body;
-        }
-    }
-
-    /** Reads the whole stream, refusing more than {@code max} bytes, without allocating {@code max} up front. */
-    private static byte[] readAtMost(InputStream in, long max) throws IOException {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(4096);
-        byte[] buf = new byte[8192];
-        int n;
-        while ((n = in.read(buf)) > 0) {
-            out.write(buf, 0, n);
-            if (out.size() > max) {
-                throw ApiException.entityTooLarge(max);
-            }
-        }
-        return out.toByteArray();
-    }
-
-    private ObjectNode readObject(HttpServletRequest request) throws IOException {
-        String ct = request.getContentType();
-        String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
-        if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
-            return ProtobufBodies.decode(readBody(request));
-        }
-        boolean yaml = switch (mime) {
-            case "", "application/json", "*/*" -> false;
-            case "application/yaml", "application/x-yaml", "text/yaml" -> true;
-            default -> throw ApiException.unsupportedMediaType(ct);
-        };
-        return Json.parseObject(readBody(request), yaml);
-    }
-
-    private WriteOptions writeOptions(HttpServletRequest request) {
-        String dryRun = request.getParameter("dryRun");
-        if (dryRun != null && !dryRun.isEmpty() && !dryRun.equals("All")) {
-            throw ApiException.badRequest("Invalid dry run value \"" + dryRun + "\": the only valid value is \"All\"");
-        }
-        String fv = request.getParameter("fieldValidation");
-        StrictDecoder.FieldValidation mode = switch (fv == null ? "" : fv) {
-            case "Strict" -> StrictDecoder.FieldValidation.STRICT;
-            case "Ignore" -> StrictDecoder.FieldValidation.IGNORE;
-            case "", "Warn" -> StrictDecoder.FieldValidation.WARN;
-            default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
-                    + " got \"" + fv + "\"");
-        };
-        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"));
-    }
-
-    private ListOptions listOptions(HttpServletRequest request, ResourceType type) {
-        int limit = 0;
-        String l = request.getParameter("limit");
-        if (l != null && !l.isEmpty()) {
-            try {
-                limit = Math.max(0, Integer.parseInt(l));
-            } catch (NumberFormatException e) {
-                throw ApiException.badRequest("invalid limit \"" + l + "\"");
-            }
-        }
-        return new ListOptions(LabelSelector.parse(request.getParameter("labelSelector")),
-                FieldSelector.parse(request.getParameter("fieldSelector"), type), limit,
-                request.getParameter("continue"), request.getParameter("resourceVersion"),
-                request.getParameter("resourceVersionMatch"));
-    }
-
-    private ResourceService.DeleteOptions deleteOptions(HttpServletRequest request) throws IOException {
-        String policy = request.getParameter("propagationPolicy");
-        Long grace = parseLong(request.getParameter("gracePeriodSeconds"), "gracePeriodSeconds");
-        boolean dryRun = writeOptions(request).dryRun();
-        String uid = null;
-        String rv = null;
-        byte[] body = readAtMost(request.getInputStream(), props.maxRequestBytes());
-        if (body.length > 0) {
-            ObjectNode opts = Json.parseObject(body, false);
-            String kind = Json.text(opts, "kind");
-            if (kind != null && !kind.equals("DeleteOptions")) {
-                throw ApiException.badRequest("the body of a delete must be DeleteOptions, not " + kind);
-            }
-            if (opts.has("propagationPolicy") && !opts.get("propagationPolicy").isNull()) {
-                policy = opts.get("propagationPolicy").asString();
-            }
-            if (opts.has("orphanDependents") && opts.get("orphanDependents").asBoolean(false) && policy == null) {
-                policy = "Orphan";
-            }
-            if (opts.has("gracePeriodSeconds") && !opts.get("gracePeriodSeconds").isNull()) {
-                grace = opts.get("gracePeriodSeconds").asLong();
-            }
-            uid = Json.text(opts, "preconditions.uid");
-            rv = Json.text(opts, "preconditions.resourceVersion");
-            JsonNode dr = opts.get("dryRun");
-            if (dr != null && dr.isArray() && dr.size() > 0) {
-                dryRun = true;
-            }
-        }
-        return new ResourceService.DeleteOptions(policy, grace, uid, rv, dryRun);
-    }
-
-    private static Long parseLong(String v, String name) {
-        if (v == null || v.isEmpty()) {
-            return null;
-        }
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest("invalid " + name + " \"" + v + "\"");
-        }
-    }
-
-    private static boolean isTrue(String v) {
-        return v != null && (v.equals("true") || v.equals("1"));
-    }
-
-    private static TableConvertor.Include include(HttpServletRequest request) {
-        String inc = request.getParameter("includeObject");
-        if (inc == null || inc.isEmpty() || inc.equals("Metadata")) {
-            return TableConvertor.Include.METADATA;
-        }
-        return switch (inc) {
-            case "Object" -> TableConvertor.Include.OBJECT;
-            case "None" -> TableConvertor.Include.NONE;
-            default -> throw ApiException.badRequest("includeObject must be one of None, Metadata, Object");
-        };
-    }
-
     // ---- responses
 
     /** What the client accepts: a Table, partial metadata, YAML, or plain JSON. */
@@ -494,7 +362,7 @@ class ResourceController {
         JsonNode body = obj;
         if (format.table()) {
             body = TableConvertor.table(type, List.of(obj), Json.text(obj, "metadata.resourceVersion"), null,
-                    include(request));
+                    RequestReader.include(request));
         } else if (format.partial()) {
             body = TableConvertor.partial(obj);
         }

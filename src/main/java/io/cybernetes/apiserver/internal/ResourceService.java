@@ -4,27 +4,21 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
-import io.cybernetes.store.ListRequest;
-import io.cybernetes.store.ListResult;
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * The generic registry logic every kind shares, as the Kubernetes apiserver's generic
@@ -34,7 +28,7 @@ import java.util.function.Predicate;
  */
 final class ResourceService {
 
-    private static final int MAX_UPDATE_ATTEMPTS = 16;
+    static final int MAX_UPDATE_ATTEMPTS = 16;
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
@@ -195,66 +189,6 @@ final class ResourceService {
         return store.get(type.key(namespace, name)).orElseThrow(() -> ApiException.notFound(type, name));
     }
 
-    /** A list page and the continue token for the next one ("" when this is the last). */
-    record Page(ListResult result, String continueToken) {
-    }
-
-    Page list(ResourceType type, String namespace, ListOptions opts) {
-        String prefix = type.keyPrefix(namespace);
-        Predicate<ObjectNode> filter = filter(opts);
-        ListRequest.Match match;
-        long revision = 0;
-        String startAfter = null;
-        if (opts.continueToken() != null && !opts.continueToken().isEmpty()) {
-            if (opts.resourceVersion() != null && !opts.resourceVersion().isEmpty()) {
-                throw ApiException.badRequest("specifying resource version is not allowed when using continue");
-            }
-            ContinueToken token = ContinueToken.decode(opts.continueToken());
-            if (!token.startAfter().startsWith(prefix)) {
-                throw ApiException.badRequest("continue key is not valid: it does not belong to this list");
-            }
-            match = ListRequest.Match.EXACT;
-            revision = token.revision();
-            startAfter = token.startAfter();
-        } else {
-            String rv = opts.resourceVersion();
-            String rvMatch = opts.resourceVersionMatch();
-            if (rv == null || rv.isEmpty()) {
-                if (rvMatch != null && !rvMatch.isEmpty()) {
-                    throw ApiException.badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
-                }
-                match = ListRequest.Match.LATEST;
-            } else {
-                revision = parseRevision(rv);
-                if (rvMatch == null || rvMatch.isEmpty()) {
-                    match = revision == 0 ? ListRequest.Match.ANY
-                            : opts.limit() > 0 ? ListRequest.Match.EXACT : ListRequest.Match.NOT_OLDER_THAN;
-                } else if (rvMatch.equals("NotOlderThan")) {
-                    match = revision == 0 ? ListRequest.Match.ANY : ListRequest.Match.NOT_OLDER_THAN;
-                } else if (rvMatch.equals("Exact")) {
-                    if (revision == 0) {
-                        throw ApiException.badRequest("resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"");
-                    }
-                    match = ListRequest.Match.EXACT;
-                } else {
-                    throw ApiException.badRequest("unsupported resourceVersionMatch \"" + rvMatch
-                            + "\": supported values are \"Exact\" and \"NotOlderThan\"");
-                }
-            }
-        }
-        try {
-            ListResult result = store.list(new ListRequest(prefix, match, revision, filter, startAfter, opts.limit()));
-            String next = result.lastKey() == null ? "" : new ContinueToken(result.revision(), result.lastKey()).encode();
-            return new Page(result, next);
-        } catch (StorageException e) {
-            if (e.isExpired() && startAfter != null) {
-                throw ApiException.gone("The provided continue parameter is too old to display a consistent list"
-                        + " result. You can start a new list without the continue parameter.");
-            }
-            throw translate(e, type, "");
-        }
-    }
-
     static long parseRevision(String rv) {
         try {
             long r = Long.parseLong(rv);
@@ -265,25 +199,6 @@ final class ResourceService {
         } catch (NumberFormatException e) {
             throw ApiException.badRequest("invalid resource version \"" + rv + "\"");
         }
-    }
-
-    static Predicate<ObjectNode> filter(ListOptions opts) {
-        if (opts.labels().isEmpty() && opts.fields().isEmpty()) {
-            return null;
-        }
-        return obj -> opts.fields().matches(obj) && opts.labels().matches(labels(obj));
-    }
-
-    static Map<String, String> labels(JsonNode obj) {
-        JsonNode l = obj.path("metadata").path("labels");
-        if (!l.isObject() || l.isEmpty()) {
-            return Map.of();
-        }
-        Map<String, String> out = new HashMap<>();
-        for (Map.Entry<String, JsonNode> e : l.properties()) {
-            out.put(e.getKey(), e.getValue().asString());
-        }
-        return out;
     }
 
     // ---- update and patch
@@ -498,101 +413,6 @@ final class ResourceService {
             throw ApiException.unprocessable("the patch turned the object into something that is not an object");
         }
         return o;
-    }
-
-    // ---- delete
-
-    /** DeleteOptions that matter here. */
-    record DeleteOptions(String propagationPolicy, Long gracePeriodSeconds, String preconditionUid,
-                         String preconditionResourceVersion, boolean dryRun) {
-    }
-
-    Outcome delete(ResourceType type, String namespace, String name, DeleteOptions opts) {
-        String key = type.key(namespace, name);
-        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-            StoredObject cur = get(type, namespace, name);
-            ObjectNode obj = cur.value();
-            if (opts.preconditionUid() != null && !opts.preconditionUid().equals(Json.text(obj, "metadata.uid"))) {
-                throw ApiException.conflict(type, name, "Precondition failed: UID in precondition: "
-                        + opts.preconditionUid() + ", UID in object meta: " + Json.text(obj, "metadata.uid"));
-            }
-            if (opts.preconditionResourceVersion() != null
-                    && !opts.preconditionResourceVersion().equals(Json.text(obj, "metadata.resourceVersion"))) {
-                throw ApiException.conflict(type, name, "Precondition failed: ResourceVersion in precondition: "
-                        + opts.preconditionResourceVersion() + ", ResourceVersion in object meta: "
-                        + Json.text(obj, "metadata.resourceVersion"));
-            }
-            if ("namespaces".equals(type.plural()) && List.of("default", "kube-system", "kube-public").contains(name)) {
-                throw ApiException.forbidden("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted");
-            }
-            ObjectNode updated = obj.deepCopy();
-            ObjectNode meta = Json.child(updated, "metadata");
-            addPropagationFinalizer(meta, opts.propagationPolicy());
-            long grace = gracePeriod(type, obj, opts.gracePeriodSeconds());
-            boolean isNamespace = type.kind().equals("Namespace");
-            // Finalizers, a grace period or (for namespaces) spec finalizers keep the object for now.
-            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0 || isNamespace;
-            if (pending && meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
-                return new Outcome(obj, 202, List.of());
-            }
-            if (pending && !meta.has("deletionTimestamp")) {
-                meta.put("deletionTimestamp", Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS).toString());
-                meta.put("deletionGracePeriodSeconds", grace);
-                if (isNamespace) {
-                    Json.child(updated, "status").put("phase", "Terminating");
-                }
-            }
-            boolean deleteNow = !pending || (isNamespace && updated.path("spec").path("finalizers").isEmpty()
-                    && meta.path("finalizers").isEmpty());
-            if (opts.dryRun()) {
-                return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
-            }
-            try {
-                return deleteNow ? Outcome.stored(store.delete(key, cur.modRevision(), null), 200)
-                        : Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
-            } catch (StorageException e) {
-                if (e.isConflict()) {
-                    continue;
-                }
-                throw translate(e, type, name);
-            }
-        }
-        throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
-    }
-
-    private static void addPropagationFinalizer(ObjectNode meta, String policy) {
-        if (policy == null || policy.isEmpty() || policy.equals("Background")) {
-            return;
-        }
-        String finalizer = switch (policy) {
-            case "Orphan" -> "orphan";
-            case "Foreground" -> "foregroundDeletion";
-            default -> throw ApiException.badRequest("unsupported propagationPolicy \"" + policy
-                    + "\": supported values are \"Orphan\", \"Background\", \"Foreground\"");
-        };
-        if (meta.has("deletionTimestamp")) {
-            return;
-        }
-        ArrayNode f = meta.has("finalizers") && meta.get("finalizers").isArray()
-                ? (ArrayNode) meta.get("finalizers") : meta.putArray("finalizers");
-        if (!strings(f).contains(finalizer)) {
-            f.add(finalizer);
-        }
-    }
-
-    /** Pods bound to a node end gracefully (their node agent finishes the delete); everything else at once. */
-    private static long gracePeriod(ResourceType type, ObjectNode obj, Long requested) {
-        if (!type.kind().equals("Pod")) {
-            return 0;
-        }
-        String phase = Json.text(obj, "status.phase");
-        if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
-            return 0;
-        }
-        if (requested != null) {
-            return Math.max(0, requested);
-        }
-        return obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
     }
 
     // ---- errors

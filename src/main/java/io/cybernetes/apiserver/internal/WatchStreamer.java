@@ -31,7 +31,8 @@ final class WatchStreamer {
                    long flushIntervalMillis) {
     }
 
-    private final ResourceService service;
+    private final Store store;
+    private final ResourceLister lister;
     private final EncodedEvents encoded = new EncodedEvents();
     private final AtomicInteger open = new AtomicInteger();
 
@@ -46,18 +47,18 @@ final class WatchStreamer {
 
     private static final long REST_MICROS_PER_WATCH = 100;
 
-    WatchStreamer(ResourceService service) {
-        this.service = service;
+    WatchStreamer(Store store) {
+        this.store = store;
+        this.lister = new ResourceLister(store);
     }
 
     /** Opens the watch (so errors before any byte is written become ordinary responses). */
     Opened open(Request req) {
-        Store store = service.store();
         String rv = req.options().resourceVersion();
         List<StoredObject> initial = List.of();
         long after;
         if (rv == null || rv.isEmpty() || rv.equals("0")) {
-            ResourceService.Page page = service.list(req.type(), req.namespace(),
+            ResourceLister.Page page = lister.list(req.type(), req.namespace(),
                     new ListOptions(req.options().labels(), req.options().fields(), 0, null,
                             rv == null || rv.isEmpty() ? null : "0", null));
             initial = page.result().items();
@@ -111,7 +112,7 @@ final class WatchStreamer {
                 write(out, event("ERROR", Json.toTree(error.toStatus())));
                 return;
             }
-            Predicate<ObjectNode> filter = ResourceService.filter(req.options());
+            Predicate<ObjectNode> filter = ResourceLister.filter(req.options());
             long deadline = System.currentTimeMillis() + req.timeoutMillis();
             long nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
             try (watch) {

@@ -1,0 +1,6 @@
+package io.cybernetes.apiserver.internal;
+
+/** The parts of a delete request's DeleteOptions (body or query) that the server acts on. */
+record DeleteOptions(String propagationPolicy, Long gracePeriodSeconds, String preconditionUid,
+                     String preconditionResourceVersion, boolean dryRun) {
+}

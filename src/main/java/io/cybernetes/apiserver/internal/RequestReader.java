@@ -1,0 +1,161 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.FieldSelector;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import io.cybernetes.api.ResourceType;
+import jakarta.servlet.http.HttpServletRequest;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * Reads what a resource request carries: its body (JSON, YAML or protobuf, within the
+ * size limit) and its query options for writes, lists and deletes, each malformed value
+ * a 400 naming it.
+ */
+final class RequestReader {
+
+    private final long maxRequestBytes;
+
+    RequestReader(long maxRequestBytes) {
+        this.maxRequestBytes = maxRequestBytes;
+    }
+
+
+    byte[] readBody(HttpServletRequest request) throws IOException {
+        long max = maxRequestBytes;
+        if (request.getContentLengthLong() > max) {
+            throw ApiException.entityTooLarge(max);
+        }
+        try (InputStream in = request.getInputStream()) {
+            byte[] body = readAtMost(in, max);
+            if (body.length == 0) {
+                throw ApiException.badRequest("the request body is empty");
+            }
+            return body;
+        }
+    }
+
+    /** Reads the whole stream, refusing more than {@code max} bytes, without allocating {@code max} up front. */
+    private static byte[] readAtMost(InputStream in, long max) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(4096);
+        byte[] buf = new byte[8192];
+        int n;
+        while ((n = in.read(buf)) > 0) {
+            out.write(buf, 0, n);
+            if (out.size() > max) {
+                throw ApiException.entityTooLarge(max);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    ObjectNode readObject(HttpServletRequest request) throws IOException {
+        String ct = request.getContentType();
+        String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
+        if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
+            return ProtobufBodies.decode(readBody(request));
+        }
+        boolean yaml = switch (mime) {
+            case "", "application/json", "*/*" -> false;
+            case "application/yaml", "application/x-yaml", "text/yaml" -> true;
+            default -> throw ApiException.unsupportedMediaType(ct);
+        };
+        return Json.parseObject(readBody(request), yaml);
+    }
+
+    WriteOptions writeOptions(HttpServletRequest request) {
+        String dryRun = request.getParameter("dryRun");
+        if (dryRun != null && !dryRun.isEmpty() && !dryRun.equals("All")) {
+            throw ApiException.badRequest("Invalid dry run value \"" + dryRun + "\": the only valid value is \"All\"");
+        }
+        String fv = request.getParameter("fieldValidation");
+        StrictDecoder.FieldValidation mode = switch (fv == null ? "" : fv) {
+            case "Strict" -> StrictDecoder.FieldValidation.STRICT;
+            case "Ignore" -> StrictDecoder.FieldValidation.IGNORE;
+            case "", "Warn" -> StrictDecoder.FieldValidation.WARN;
+            default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
+                    + " got \"" + fv + "\"");
+        };
+        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"));
+    }
+
+    ListOptions listOptions(HttpServletRequest request, ResourceType type) {
+        int limit = 0;
+        String l = request.getParameter("limit");
+        if (l != null && !l.isEmpty()) {
+            try {
+                limit = Math.max(0, Integer.parseInt(l));
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("invalid limit \"" + l + "\"");
+            }
+        }
+        return new ListOptions(LabelSelector.parse(request.getParameter("labelSelector")),
+                FieldSelector.parse(request.getParameter("fieldSelector"), type), limit,
+                request.getParameter("continue"), request.getParameter("resourceVersion"),
+                request.getParameter("resourceVersionMatch"));
+    }
+
+    DeleteOptions deleteOptions(HttpServletRequest request) throws IOException {
+        String policy = request.getParameter("propagationPolicy");
+        Long grace = parseLong(request.getParameter("gracePeriodSeconds"), "gracePeriodSeconds");
+        boolean dryRun = writeOptions(request).dryRun();
+        String uid = null;
+        String rv = null;
+        byte[] body = readAtMost(request.getInputStream(), maxRequestBytes);
+        if (body.length > 0) {
+            ObjectNode opts = Json.parseObject(body, false);
+            String kind = Json.text(opts, "kind");
+            if (kind != null && !kind.equals("DeleteOptions")) {
+                throw ApiException.badRequest("the body of a delete must be DeleteOptions, not " + kind);
+            }
+            if (opts.has("propagationPolicy") && !opts.get("propagationPolicy").isNull()) {
+                policy = opts.get("propagationPolicy").asString();
+            }
+            if (opts.has("orphanDependents") && opts.get("orphanDependents").asBoolean(false) && policy == null) {
+                policy = "Orphan";
+            }
+            if (opts.has("gracePeriodSeconds") && !opts.get("gracePeriodSeconds").isNull()) {
+                grace = opts.get("gracePeriodSeconds").asLong();
+            }
+            uid = Json.text(opts, "preconditions.uid");
+            rv = Json.text(opts, "preconditions.resourceVersion");
+            JsonNode dr = opts.get("dryRun");
+            if (dr != null && dr.isArray() && dr.size() > 0) {
+                dryRun = true;
+            }
+        }
+        return new DeleteOptions(policy, grace, uid, rv, dryRun);
+    }
+
+    private static Long parseLong(String v, String name) {
+        if (v == null || v.isEmpty()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("invalid " + name + " \"" + v + "\"");
+        }
+    }
+
+    static boolean isTrue(String v) {
+        return v != null && (v.equals("true") || v.equals("1"));
+    }
+
+    static TableConvertor.Include include(HttpServletRequest request) {
+        String inc = request.getParameter("includeObject");
+        if (inc == null || inc.isEmpty() || inc.equals("Metadata")) {
+            return TableConvertor.Include.METADATA;
+        }
+        return switch (inc) {
+            case "Object" -> TableConvertor.Include.OBJECT;
+            case "None" -> TableConvertor.Include.NONE;
+            default -> throw ApiException.badRequest("includeObject must be one of None, Metadata, Object");
+        };
+    }
+}

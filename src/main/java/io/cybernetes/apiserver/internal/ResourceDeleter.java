@@ -1,0 +1,119 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.store.StorageException;
+import io.cybernetes.store.Store;
+import io.cybernetes.store.StoredObject;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+/**
+ * Deletion as the generic registry does it: preconditions, propagation finalizers,
+ * graceful deletion of bound pods, namespaces that terminate before they go, and the
+ * immediate delete of everything else. An object that stays answers 202 with its
+ * deletionTimestamp set; one that is gone answers 200 with its last state.
+ */
+final class ResourceDeleter {
+
+    private final ResourceService service;
+    private final Store store;
+
+    ResourceDeleter(ResourceService service) {
+        this.service = service;
+        this.store = service.store();
+    }
+
+    Outcome delete(ResourceType type, String namespace, String name, DeleteOptions opts) {
+        String key = type.key(namespace, name);
+        for (int attempt = 0; attempt < ResourceService.MAX_UPDATE_ATTEMPTS; attempt++) {
+            StoredObject cur = service.get(type, namespace, name);
+            ObjectNode obj = cur.value();
+            if (opts.preconditionUid() != null && !opts.preconditionUid().equals(Json.text(obj, "metadata.uid"))) {
+                throw ApiException.conflict(type, name, "Precondition failed: UID in precondition: "
+                        + opts.preconditionUid() + ", UID in object meta: " + Json.text(obj, "metadata.uid"));
+            }
+            if (opts.preconditionResourceVersion() != null
+                    && !opts.preconditionResourceVersion().equals(Json.text(obj, "metadata.resourceVersion"))) {
+                throw ApiException.conflict(type, name, "Precondition failed: ResourceVersion in precondition: "
+                        + opts.preconditionResourceVersion() + ", ResourceVersion in object meta: "
+                        + Json.text(obj, "metadata.resourceVersion"));
+            }
+            if ("namespaces".equals(type.plural()) && List.of("default", "kube-system", "kube-public").contains(name)) {
+                throw ApiException.forbidden("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted");
+            }
+            ObjectNode updated = obj.deepCopy();
+            ObjectNode meta = Json.child(updated, "metadata");
+            addPropagationFinalizer(meta, opts.propagationPolicy());
+            long grace = gracePeriod(type, obj, opts.gracePeriodSeconds());
+            boolean isNamespace = type.kind().equals("Namespace");
+            // Finalizers, a grace period or (for namespaces) spec finalizers keep the object for now.
+            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0 || isNamespace;
+            if (pending && meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
+                return new Outcome(obj, 202, List.of());
+            }
+            if (pending && !meta.has("deletionTimestamp")) {
+                meta.put("deletionTimestamp", Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS).toString());
+                meta.put("deletionGracePeriodSeconds", grace);
+                if (isNamespace) {
+                    Json.child(updated, "status").put("phase", "Terminating");
+                }
+            }
+            boolean deleteNow = !pending || (isNamespace && updated.path("spec").path("finalizers").isEmpty()
+                    && meta.path("finalizers").isEmpty());
+            if (opts.dryRun()) {
+                return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
+            }
+            try {
+                return deleteNow ? Outcome.stored(store.delete(key, cur.modRevision(), null), 200)
+                        : Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
+            } catch (StorageException e) {
+                if (e.isConflict()) {
+                    continue;
+                }
+                throw ResourceService.translate(e, type, name);
+            }
+        }
+        throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
+    }
+
+    private static void addPropagationFinalizer(ObjectNode meta, String policy) {
+        if (policy == null || policy.isEmpty() || policy.equals("Background")) {
+            return;
+        }
+        String finalizer = switch (policy) {
+            case "Orphan" -> "orphan";
+            case "Foreground" -> "foregroundDeletion";
+            default -> throw ApiException.badRequest("unsupported propagationPolicy \"" + policy
+                    + "\": supported values are \"Orphan\", \"Background\", \"Foreground\"");
+        };
+        if (meta.has("deletionTimestamp")) {
+            return;
+        }
+        ArrayNode f = meta.has("finalizers") && meta.get("finalizers").isArray()
+                ? (ArrayNode) meta.get("finalizers") : meta.putArray("finalizers");
+        if (!ResourceService.strings(f).contains(finalizer)) {
+            f.add(finalizer);
+        }
+    }
+
+    /** Pods bound to a node end gracefully (their node agent finishes the delete); everything else at once. */
+    private static long gracePeriod(ResourceType type, ObjectNode obj, Long requested) {
+        if (!type.kind().equals("Pod")) {
+            return 0;
+        }
+        String phase = Json.text(obj, "status.phase");
+        if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+            return 0;
+        }
+        if (requested != null) {
+            return Math.max(0, requested);
+        }
+        return obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
+    }
+}
