@@ -70,12 +70,13 @@ final class GroupCommitter implements AutoCloseable {
 
     private void run() {
         while (running || !queue.isEmpty()) {
+            List<WriteOp> batch = new ArrayList<>();
             try {
                 List<WriteOp> first = queue.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
-                List<WriteOp> batch = new ArrayList<>(first);
+                batch.addAll(first);
                 while (batch.size() < maxBatch) {
                     List<WriteOp> next = queue.poll();
                     if (next == null) {
@@ -88,7 +89,12 @@ final class GroupCommitter implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
+                // commit() answers its writes itself; this is the last resort, so that none waits forever.
                 log.error("group commit loop failed", e);
+                for (WriteOp op : batch) {
+                    op.result().completeExceptionally(new StorageException(Code.INTERNAL, op.key(),
+                            "the write failed: " + e.getMessage(), e));
+                }
             }
         }
     }
