@@ -315,31 +315,46 @@ public final class Benchmark {
             socket.getOutputStream().flush();
             streams.add(socket.getInputStream());
             Thread t = new Thread(() -> {
-                try (InputStream in = socket.getInputStream()) {
-                    byte[] buf = new byte[65536];
+                try (InputStream in = new java.io.BufferedInputStream(socket.getInputStream(), 65536)) {
+                    skipHeaders(in);
                     int matched = 0;
                     long sent = -1;
-                    int n;
-                    while (counts[id] < total && (n = in.read(buf)) > 0) {
-                        for (int i = 0; i < n; i++) {
-                            byte b = buf[i];
-                            if (sent >= 0) {
-                                if (b >= '0' && b <= '9') {
-                                    sent = sent * 10 + (b - '0');
-                                    continue;
-                                }
-                                latencies[id][counts[id]++] = System.nanoTime() - sent;
-                                sent = -1;
+                    byte[] buf = new byte[65536];
+                    // The body is chunked: decode the framing so a chunk boundary never splits a number.
+                    while (counts[id] < total) {
+                        int size = chunkSize(in);
+                        if (size <= 0) {
+                            break;
+                        }
+                        int left = size;
+                        while (left > 0) {
+                            int n = in.read(buf, 0, Math.min(buf.length, left));
+                            if (n < 0) {
+                                return;
                             }
-                            if (b == sentinel[matched]) {
-                                if (++matched == sentinel.length) {
-                                    sent = 0;
-                                    matched = 0;
+                            left -= n;
+                            for (int i = 0; i < n; i++) {
+                                byte b = buf[i];
+                                if (sent >= 0) {
+                                    if (b >= '0' && b <= '9') {
+                                        sent = sent * 10 + (b - '0');
+                                        continue;
+                                    }
+                                    latencies[id][counts[id]++] = System.nanoTime() - sent;
+                                    sent = -1;
                                 }
-                            } else {
-                                matched = b == sentinel[0] ? 1 : 0;
+                                if (b == sentinel[matched]) {
+                                    if (++matched == sentinel.length) {
+                                        sent = 0;
+                                        matched = 0;
+                                    }
+                                } else {
+                                    matched = b == sentinel[0] ? 1 : 0;
+                                }
                             }
                         }
+                        in.read();
+                        in.read();
                     }
                 } catch (Exception e) {
                     // the stream was closed
@@ -393,6 +408,25 @@ public final class Benchmark {
         for (InputStream s : streams) {
             s.close();
         }
+    }
+
+    private static void skipHeaders(InputStream in) throws java.io.IOException {
+        int state = 0;
+        int b;
+        while (state < 4 && (b = in.read()) >= 0) {
+            state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+        }
+    }
+
+    private static int chunkSize(InputStream in) throws java.io.IOException {
+        StringBuilder sb = new StringBuilder();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n') {
+            if (b != '\r') {
+                sb.append((char) b);
+            }
+        }
+        return sb.isEmpty() ? -1 : Integer.parseInt(sb.toString().trim(), 16);
     }
 
     // ---- LIST of 10,000 pods
