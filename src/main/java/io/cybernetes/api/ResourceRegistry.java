@@ -12,6 +12,10 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,6 +31,8 @@ import java.util.Set;
  * the core control plane.
  */
 public final class ResourceRegistry {
+
+    private static final String RBAC = "rbac.authorization.k8s.io";
 
     private final List<ResourceType> types;
     private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
@@ -52,6 +58,13 @@ public final class ResourceRegistry {
         t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
         t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));
+        t.add(type(RBAC, "Role", "roles", true, List.of(), List.of(), Set.of(), NameRule.PATH_SEGMENT, Role.class));
+        t.add(type(RBAC, "ClusterRole", "clusterroles", false, List.of(), List.of(), Set.of(), NameRule.PATH_SEGMENT,
+                ClusterRole.class));
+        t.add(type(RBAC, "RoleBinding", "rolebindings", true, List.of(), List.of(), Set.of(), NameRule.PATH_SEGMENT,
+                RoleBinding.class));
+        t.add(type(RBAC, "ClusterRoleBinding", "clusterrolebindings", false, List.of(), List.of(), Set.of(),
+                NameRule.PATH_SEGMENT, ClusterRoleBinding.class));
         return new ResourceRegistry(t);
     }
 

@@ -209,6 +209,24 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
+    void rolesAndBindingsAreServedAsResources() {
+        Run role = kubectl("create", "-n", ns, "role", "pod-reader", "--verb=get,list,watch", "--resource=pods");
+        assertThat(role.exit()).as(role.all()).isZero();
+        Run binding = kubectl("create", "-n", ns, "rolebinding", "read-pods", "--role=pod-reader", "--user=alice",
+                "--group=team-a");
+        assertThat(binding.exit()).as(binding.all()).isZero();
+        Run wide = kubectl("get", "-n", ns, "rolebindings", "-o", "wide");
+        assertThat(wide.out().lines().findFirst().orElse(""))
+                .matches("NAME\\s+ROLE\\s+AGE\\s+USERS\\s+GROUPS\\s+SERVICEACCOUNTS");
+        assertThat(wide.out()).containsPattern("read-pods\\s+Role/pod-reader\\s+\\S+\\s+alice\\s+team-a");
+        assertThat(kubectl("get", "-n", ns, "role", "pod-reader", "-o", "jsonpath={.rules[0].verbs}").out())
+                .isEqualTo("[\"get\",\"list\",\"watch\"]");
+        Run cluster = kubectl("create", "clusterrole", "viewer-" + ns, "--verb=get", "--resource=deployments.apps");
+        assertThat(cluster.exit()).as(cluster.all()).isZero();
+        assertThat(kubectl("delete", "clusterrole", "viewer-" + ns).exit()).isZero();
+    }
+
+    @Test
     void theClientCertificateContextWorksToo() {
         Run r = kubectl("--context", "cybernetes-x509", "get", "namespaces", ns, "-o", "name");
         assertThat(r.exit()).as(r.all()).isZero();

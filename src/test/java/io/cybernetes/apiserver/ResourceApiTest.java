@@ -345,6 +345,25 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void roleBindingsNeedAValidRoleRefThatNeverChanges() {
+        String base = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings";
+        Response bad = post(base, "{\"metadata\":{\"name\":\"b\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+                + "\"kind\":\"Pod\",\"name\":\"x\"},\"subjects\":[{\"kind\":\"Robot\",\"name\":\"r\"}]}");
+        assertThat(bad.code()).isEqualTo(422);
+        assertThat(bad.text("message")).contains("roleRef.kind", "subjects[0].kind");
+        String good = "{\"metadata\":{\"name\":\"system:b\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+                + "\"kind\":\"Role\",\"name\":\"r\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"alice\"}]}";
+        assertThat(post(base, good).code()).isEqualTo(201);
+        Response changed = patch(base + "/system:b", "application/merge-patch+json", "{\"roleRef\":{\"name\":\"other\"}}");
+        assertThat(changed.code()).isEqualTo(422);
+        assertThat(changed.text("message")).contains("cannot change roleRef");
+        Response rule = post("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                "{\"metadata\":{\"name\":\"no-verbs-" + ns + "\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}]}");
+        assertThat(rule.code()).isEqualTo(422);
+        assertThat(rule.text("message")).contains("rules[0].verbs");
+    }
+
+    @Test
     void yamlInAndOut() {
         Response created = call("POST", "/api/v1/namespaces/" + ns + "/configmaps", "application/yaml",
                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n", "application/yaml", true);

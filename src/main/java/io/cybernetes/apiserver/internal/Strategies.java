@@ -12,7 +12,11 @@ final class Strategies {
             "Deployment", new WorkloadStrategy(true),
             "ReplicaSet", new WorkloadStrategy(false),
             "Namespace", new NamespaceStrategy(),
-            "Secret", new SecretStrategy());
+            "Secret", new SecretStrategy(),
+            "Role", new RbacStrategy(false, false),
+            "ClusterRole", new RbacStrategy(false, true),
+            "RoleBinding", new RbacStrategy(true, false),
+            "ClusterRoleBinding", new RbacStrategy(true, true));
 
     private Strategies() {
     }

@@ -27,7 +27,14 @@ final class TableConvertor {
     private static final Column NAME = new Column("Name", "string", "name", 0, o -> Json.text(o, "metadata.name"));
     private static final Column AGE = new Column("Age", "string", "", 0, TableConvertor::age);
 
-    private static final Map<String, List<Column>> COLUMNS = Map.of(
+    private static final Column CREATED_AT = new Column("Created At", "date", "", 0,
+            o -> Json.text(o, "metadata.creationTimestamp"));
+    private static final List<Column> BINDING = List.of(NAME,
+            col("Role", 0, o -> Json.text(o, "roleRef.kind") + "/" + Json.text(o, "roleRef.name")), AGE,
+            col("Users", 1, o -> subjects(o, "User")), col("Groups", 1, o -> subjects(o, "Group")),
+            col("ServiceAccounts", 1, o -> subjects(o, "ServiceAccount")));
+
+    private static final Map<String, List<Column>> CORE_COLUMNS = Map.of(
             "Pod", List.of(NAME,
                     col("Ready", 0, TableConvertor::podReady),
                     col("Status", 0, TableConvertor::podStatus),
@@ -79,6 +86,29 @@ final class TableConvertor {
                     col("Message", 0, o -> orEmpty(Json.text(o, "message"))),
                     new Column("Name", "string", "name", 1, o -> Json.text(o, "metadata.name"))),
             "Lease", List.of(NAME, col("Holder", 0, o -> orEmpty(Json.text(o, "spec.holderIdentity"))), AGE));
+
+    private static final Map<String, List<Column>> COLUMNS = withRbac();
+
+    private static Map<String, List<Column>> withRbac() {
+        Map<String, List<Column>> all = new java.util.HashMap<>(CORE_COLUMNS);
+        all.put("Role", List.of(NAME, CREATED_AT));
+        all.put("ClusterRole", List.of(NAME, CREATED_AT));
+        all.put("RoleBinding", BINDING);
+        all.put("ClusterRoleBinding", BINDING);
+        return Map.copyOf(all);
+    }
+
+    private static String subjects(JsonNode o, String kind) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode s : o.path("subjects")) {
+            if (kind.equals(s.path("kind").asString(""))) {
+                String ns = s.path("namespace").asString("");
+                names.add(kind.equals("ServiceAccount") && !ns.isEmpty() ? ns + "/" + s.path("name").asString("")
+                        : s.path("name").asString(""));
+            }
+        }
+        return String.join(", ", names);
+    }
 
     private TableConvertor() {
     }
