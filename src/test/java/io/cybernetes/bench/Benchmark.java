@@ -11,9 +11,7 @@ import tools.jackson.databind.node.ObjectNode;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import javax.sql.DataSource;
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +54,6 @@ public final class Benchmark {
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("bench.seconds", 10));
     private static final String PAYLOAD = "x".repeat(1024 - 100);
 
-    private final ConfigurableApplicationContext ctx;
     private final Store store;
     private final DataSource dataSource;
     private final HttpClient http;
@@ -67,7 +64,6 @@ public final class Benchmark {
     private final int httpPort;
 
     private Benchmark(ConfigurableApplicationContext ctx) throws Exception {
-        this.ctx = ctx;
         this.store = ctx.getBean(Store.class);
         this.dataSource = ctx.getBean(DataSource.class);
         ApiServerEndpoints endpoints = ctx.getBean(ApiServerEndpoints.class);

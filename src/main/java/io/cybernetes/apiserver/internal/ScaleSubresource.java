@@ -28,7 +28,7 @@ final class ScaleSubresource {
         scale.putObject("spec").put("replicas", obj.path("spec").path("replicas").asInt(1));
         ObjectNode status = scale.putObject("status");
         status.put("replicas", obj.path("status").path("replicas").asInt(0));
-        status.put("selector", selectorString(obj.path("spec").path("selector")));
+        status.put("selector", LabelSelector.fromObject(obj.path("spec").path("selector")).toString());
         return scale;
     }
 
@@ -49,9 +49,5 @@ final class ScaleSubresource {
         }
         Json.child(obj, "spec").put("replicas", replicas.asInt());
         return obj;
-    }
-
-    static String selectorString(JsonNode selector) {
-        return LabelSelector.fromObject(selector).toString();
     }
 }

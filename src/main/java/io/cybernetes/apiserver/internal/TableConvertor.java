@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -227,7 +228,7 @@ final class TableConvertor {
     }
 
     private static String selector(JsonNode o) {
-        String s = ScaleSubresource.selectorString(o.path("spec").path("selector"));
+        String s = LabelSelector.fromObject(o.path("spec").path("selector")).toString();
         return s.isEmpty() ? "<none>" : s;
     }
 

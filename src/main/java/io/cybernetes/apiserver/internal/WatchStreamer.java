@@ -117,7 +117,7 @@ final class WatchStreamer {
             long nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
             try (watch) {
                 for (StoredObject o : initial) {
-                    writeRaw(out, "ADDED", o.jsonText(), o.value());
+                    writeRaw(out, "ADDED", o.value(), o.jsonText());
                 }
                 out.flush();
                 // An event goes out at once, with whatever else is already queued; then the watch
@@ -163,10 +163,9 @@ final class WatchStreamer {
                 return false;
             }
             if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
-                ObjectNode prev = stampedPrevious(e);
-                writeRaw(out, type, Json.write(prev), prev);
+                writeRaw(out, type, stampedPrevious(e), null);
             } else if (req.table()) {
-                writeRaw(out, type, null, e.object());
+                writeRaw(out, type, e.object(), null);
             } else {
                 out.write(encoded.line(e, type));
             }
@@ -220,13 +219,16 @@ final class WatchStreamer {
             return ev;
         }
 
-        /** Writes one event without flushing; plain JSON events reuse the object's stored text. */
-        private void writeRaw(OutputStream out, String type, String json, ObjectNode object) throws IOException {
+        /**
+         * Writes one event without flushing: as a Table row when asked for, otherwise the
+         * object's JSON, reusing its stored text when there is one ({@code json} may be null).
+         */
+        private void writeRaw(OutputStream out, String type, ObjectNode object, String json) throws IOException {
             if (req.table()) {
                 out.write(Json.MAPPER.writeValueAsBytes(event(type, object)));
             } else {
                 out.write(("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8));
-                out.write(json.getBytes(StandardCharsets.UTF_8));
+                out.write((json != null ? json : Json.write(object)).getBytes(StandardCharsets.UTF_8));
                 out.write('}');
             }
             out.write('\n');
