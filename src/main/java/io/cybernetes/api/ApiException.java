@@ -74,6 +74,17 @@ public final class ApiException extends RuntimeException {
         return new ApiException(403, "Forbidden", message, null, null);
     }
 
+    /**
+     * 403 on a resource, worded as Kubernetes words it:
+     * {@code pods "x" is forbidden: <why>} or {@code deployments.apps is forbidden: <why>}.
+     */
+    public static ApiException forbidden(String group, String resource, String name, String why) {
+        String groupResource = group.isEmpty() ? resource : resource + "." + group;
+        String msg = (name == null || name.isEmpty() ? groupResource : groupResource + " \"" + name + "\"")
+                + " is forbidden: " + why;
+        return new ApiException(403, "Forbidden", msg, details(group, resource, name), null);
+    }
+
     public static ApiException notFound(ResourceType type, String name) {
         return new ApiException(404, "NotFound", type.groupResource() + " \"" + name + "\" not found",
                 details(type.group(), type.plural(), name), null);
@@ -124,11 +135,16 @@ public final class ApiException extends RuntimeException {
 
     /** 422: the object fails validation; one cause per invalid field. */
     public static ApiException invalid(ResourceType type, String name, List<StatusCause> causes) {
-        StatusDetails d = details(type.group(), type.kind(), name);
+        return invalid(type.group(), type.kind(), name, causes);
+    }
+
+    /** 422 for a kind that is not a served resource of its own (a TokenRequest, a Scale). */
+    public static ApiException invalid(String group, String kind, String name, List<StatusCause> causes) {
+        StatusDetails d = details(group, kind, name);
         d.setCauses(causes);
         String joined = causes.stream().map(c -> (c.getField() == null || c.getField().isEmpty() ? "" : c.getField() + ": ")
                 + c.getMessage()).collect(Collectors.joining(", "));
-        String msg = type.kind() + " \"" + (name == null ? "" : name) + "\" is invalid: "
+        String msg = kind + " \"" + (name == null ? "" : name) + "\" is invalid: "
                 + (causes.size() == 1 ? joined : "[" + joined + "]");
         return new ApiException(422, "Invalid", msg, d, null);
     }

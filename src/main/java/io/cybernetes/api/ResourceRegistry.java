@@ -10,6 +10,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
+import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.LocalSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -33,6 +39,8 @@ import java.util.Set;
 public final class ResourceRegistry {
 
     private static final String RBAC = "rbac.authorization.k8s.io";
+    private static final String AUTHORIZATION = "authorization.k8s.io";
+    private static final String AUTHENTICATION = "authentication.k8s.io";
 
     private final List<ResourceType> types;
     private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
@@ -54,7 +62,7 @@ public final class ResourceRegistry {
         t.add(type("", "Event", "events", true, List.of("ev"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Event.class));
         t.add(type("", "ConfigMap", "configmaps", true, List.of("cm"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ConfigMap.class));
         t.add(type("", "Secret", "secrets", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Secret.class));
-        t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
+        t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of("token"), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
         t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
         t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));
@@ -65,14 +73,27 @@ public final class ResourceRegistry {
                 RoleBinding.class));
         t.add(type(RBAC, "ClusterRoleBinding", "clusterrolebindings", false, List.of(), List.of(), Set.of(),
                 NameRule.PATH_SEGMENT, ClusterRoleBinding.class));
+        t.add(review(AUTHORIZATION, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, SelfSubjectAccessReview.class));
+        t.add(review(AUTHORIZATION, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, SelfSubjectRulesReview.class));
+        t.add(review(AUTHORIZATION, "SubjectAccessReview", "subjectaccessreviews", false, SubjectAccessReview.class));
+        t.add(review(AUTHORIZATION, "LocalSubjectAccessReview", "localsubjectaccessreviews", true,
+                LocalSubjectAccessReview.class));
+        t.add(review(AUTHENTICATION, "SelfSubjectReview", "selfsubjectreviews", false, SelfSubjectReview.class));
+        t.add(review(AUTHENTICATION, "TokenReview", "tokenreviews", false, TokenReview.class));
         return new ResourceRegistry(t);
+    }
+
+    private static ResourceType review(String group, String kind, String plural, boolean namespaced,
+                                       Class<? extends HasMetadata> model) {
+        return new ResourceType(group, "v1", kind, plural, kind.toLowerCase(), namespaced, List.of(), List.of(),
+                Set.of(), NameRule.PATH_SEGMENT, model, ResourceType.CREATE_ONLY);
     }
 
     private static ResourceType type(String group, String kind, String plural, boolean namespaced, List<String> shortNames,
                                      List<String> categories, Set<String> subresources, NameRule rule,
                                      Class<? extends HasMetadata> model) {
         return new ResourceType(group, "v1", kind, plural, kind.toLowerCase(), namespaced, shortNames, categories,
-                subresources, rule, model);
+                subresources, rule, model, ResourceType.STORED_VERBS);
     }
 
     public List<ResourceType> all() {

@@ -20,7 +20,15 @@ public record ResourceType(
         List<String> categories,
         Set<String> subresources,
         NameRule nameRule,
-        Class<? extends HasMetadata> modelClass) {
+        Class<? extends HasMetadata> modelClass,
+        List<String> verbs) {
+
+    /** The verbs of a stored kind. */
+    public static final List<String> STORED_VERBS = List.of("create", "delete", "deletecollection", "get", "list",
+            "patch", "update", "watch");
+
+    /** The one verb of a review: created, answered and never stored. */
+    public static final List<String> CREATE_ONLY = List.of("create");
 
     /** How names of a kind are validated. */
     public enum NameRule { DNS1123_SUBDOMAIN, DNS1123_LABEL, PATH_SEGMENT }
@@ -50,6 +58,11 @@ public record ResourceType(
 
     public String key(String namespace, String name) {
         return namespaced ? keyPrefix() + namespace + "/" + name : keyPrefix() + name;
+    }
+
+    /** Whether objects of this kind are stored (false for reviews, which are only created and answered). */
+    public boolean stored() {
+        return verbs.contains("get");
     }
 
     public boolean hasSubresource(String name) {

@@ -3,20 +3,64 @@ package io.cybernetes.auth;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
  * Settings of authentication and the cluster PKI, documented in {@code config/application.yml}.
  *
- * @param dataDir     where {@code pki/} and {@code admin.kubeconfig} live
- * @param hostNames   extra names and addresses for the serving certificate
- * @param openPaths   paths served without credentials
+ * @param dataDir        where {@code pki/} and {@code admin.kubeconfig} live
+ * @param hostNames      extra names and addresses for the serving certificate
+ * @param openPaths      paths served without credentials
+ * @param tokenFile      static bearer tokens, kube-apiserver's {@code --token-auth-file} format, re-read when it changes
+ * @param anonymous      map requests without credentials to {@code system:anonymous} instead of answering 401
+ * @param serviceAccount how ServiceAccount tokens are issued and checked
+ * @param oidc           an OpenID Connect issuer whose ID tokens authenticate users (off when issuerUrl is empty)
  */
 @ConfigurationProperties("cybernetes.auth")
 public record AuthProperties(
         @DefaultValue("./data") Path dataDir,
         @DefaultValue List<String> hostNames,
         @DefaultValue({"/healthz", "/livez", "/readyz", "/version", "/swagger-ui", "/v3/api-docs", "/error"})
-        List<String> openPaths) {
+        List<String> openPaths,
+        @DefaultValue("config/tokens.csv") Path tokenFile,
+        @DefaultValue("false") boolean anonymous,
+        @DefaultValue ServiceAccountSettings serviceAccount,
+        @DefaultValue Oidc oidc) {
+
+    /**
+     * @param issuer        the {@code iss} of issued tokens
+     * @param apiAudiences  audiences accepted by this API server (empty: the issuer)
+     * @param maxExpiration the longest lifetime a TokenRequest may ask for
+     */
+    public record ServiceAccountSettings(
+            @DefaultValue("https://kubernetes.default.svc.cluster.local") String issuer,
+            @DefaultValue List<String> apiAudiences,
+            @DefaultValue("48h") Duration maxExpiration) {
+    }
+
+    /**
+     * @param issuerUrl      the {@code iss} the ID tokens carry; empty turns OIDC off
+     * @param jwksUri        where the signing keys are; empty: from the issuer's discovery document
+     * @param clientId       the audience the tokens must carry
+     * @param usernameClaim  the claim that names the user
+     * @param usernamePrefix put before the user name; empty: {@code issuerUrl#} unless the claim is email; "-": none
+     * @param groupsClaim    the claim holding the groups (a list or one string)
+     * @param groupsPrefix   put before every group
+     */
+    public record Oidc(
+            @DefaultValue("") String issuerUrl,
+            URI jwksUri,
+            @DefaultValue("") String clientId,
+            @DefaultValue("sub") String usernameClaim,
+            @DefaultValue("") String usernamePrefix,
+            @DefaultValue("groups") String groupsClaim,
+            @DefaultValue("") String groupsPrefix) {
+
+        public boolean enabled() {
+            return issuerUrl != null && !issuerUrl.isEmpty();
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.auth.RuleResolver;
+import java.util.List;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.store.Store;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -32,8 +34,8 @@ class ApiServerConfiguration {
     }
 
     @Bean
-    ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas) {
-        return new ResourceService(store, registry, schemas);
+    ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules) {
+        return new ResourceService(store, registry, schemas, List.of(new RbacEscalation(rules)));
     }
 
 }

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.node.ObjectNode;
@@ -18,11 +19,12 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What a fresh cluster has before anyone asks: the system namespaces, a kubeconfig for
- * the admin, and the lines that tell a person how to reach the server.
+ * What a fresh cluster has before anyone asks: the system namespaces, the RBAC bootstrap
+ * policy, a kubeconfig for the admin, and the lines that tell a person how to reach the
+ * server.
  */
 @Component
-class Bootstrap implements ApiServerEndpoints {
+class Bootstrap implements ApiServerEndpoints, SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(Bootstrap.class);
     private static final List<String> SYSTEM_NAMESPACES = List.of("default", "kube-system", "kube-public",
@@ -41,9 +43,33 @@ class Bootstrap implements ApiServerEndpoints {
         this.pki = pki;
     }
 
+    private volatile boolean started;
+
+    /** The system namespaces and the RBAC bootstrap policy, in place before the web server takes requests. */
+    @Override
+    public void start() {
+        ensureNamespaces();
+        new BootstrapPolicyReconciler(service, registry).reconcile();
+        started = true;
+    }
+
+    @Override
+    public void stop() {
+        started = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return started;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MIN_VALUE / 2 + 1;
+    }
+
     @EventListener
     void onReady(ApplicationReadyEvent event) {
-        ensureNamespaces();
         if (event.getApplicationContext() instanceof WebServerApplicationContext web) {
             httpPort = web.getWebServer().getPort();
             httpsPort = HttpsConnector.httpsPort(web.getWebServer());
@@ -63,7 +89,7 @@ class Bootstrap implements ApiServerEndpoints {
             ObjectNode obj = Json.object();
             obj.putObject("metadata").put("name", name);
             try {
-                service.create(ns, null, obj, new WriteOptions(false, StrictDecoder.FieldValidation.STRICT, "bootstrap"));
+                service.create(ns, null, obj, WriteOptions.server("bootstrap"));
             } catch (ApiException e) {
                 if (e.code() != 409) {
                     throw e;

@@ -28,8 +28,6 @@ import java.util.List;
 class DiscoveryController {
 
     static final String AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-    private static final List<String> VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch",
-            "update", "watch");
     private static final List<String> SUB_VERBS = List.of("get", "patch", "update");
 
     private final ResourceRegistry registry;
@@ -158,6 +156,7 @@ class DiscoveryController {
         return switch (sub) {
             case "scale" -> new SubKind("autoscaling", "v1", "Scale", SUB_VERBS);
             case "binding" -> new SubKind("", "v1", "Binding", List.of("create"));
+            case "token" -> new SubKind("authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
             case "finalize" -> new SubKind(t.group(), t.version(), t.kind(), List.of("update"));
             default -> new SubKind(t.group(), t.version(), t.kind(), SUB_VERBS);
         };
@@ -209,7 +208,7 @@ class DiscoveryController {
 
     /** Verbs, short names and categories: the same in both discovery forms. */
     private static void verbsAndNames(ObjectNode r, ResourceType t) {
-        strings(r.putArray("verbs"), VERBS);
+        strings(r.putArray("verbs"), t.verbs());
         if (!t.shortNames().isEmpty()) {
             strings(r.putArray("shortNames"), t.shortNames());
         }

@@ -13,8 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Adds the HTTPS port kubectl talks to, next to the plain HTTP port: the serving
- * certificate from the cluster PKI, and client certificates requested and verified
- * against the cluster CA (optional, so that token clients need none).
+ * certificate from the cluster PKI, and client certificates requested but optional (token
+ * clients need none) and verified against the cluster CA by the x509 authenticator.
  */
 @Component
 class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
@@ -39,7 +39,9 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         https.setProperty("maxKeepAliveRequests", "-1");
         SSLHostConfig ssl = new SSLHostConfig();
         ssl.setHostName("_default_");
-        ssl.setCertificateVerification("optional");
+        // Any client certificate is taken in the handshake and judged by the x509 authenticator, so one
+        // from another CA gets a 401 Status (as from kube-apiserver), not a TLS alert.
+        ssl.setCertificateVerification("optional_no_ca");
         ssl.setTrustStore(pki.clientTrustStore());
         ssl.setProtocols("TLSv1.2+TLSv1.3");
         SSLHostConfigCertificate cert = new SSLHostConfigCertificate(ssl, SSLHostConfigCertificate.Type.UNDEFINED);

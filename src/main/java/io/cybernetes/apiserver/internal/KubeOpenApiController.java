@@ -91,6 +91,10 @@ class KubeOpenApiController {
             gvkOf(gvk.addObject(), t);
             String base = "/" + gv.path() + (t.namespaced() ? "/namespaces/{namespace}/" : "/") + t.plural();
             ObjectNode collection = paths.putObject(base);
+            if (!t.stored()) {
+                collection.set("post", op(t, "post", ref, true));
+                continue;
+            }
             collection.set("get", op(t, "list", ref, false));
             collection.set("post", op(t, "post", ref, true));
             collection.set("delete", op(t, "deletecollection", ref, false));

@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.auth.UserInfo;
 import io.cybernetes.api.FieldSelector;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
@@ -81,7 +82,8 @@ final class RequestReader {
             default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
                     + " got \"" + fv + "\"");
         };
-        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"));
+        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"),
+                (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE));
     }
 
     ListOptions listOptions(HttpServletRequest request, ResourceType type) {

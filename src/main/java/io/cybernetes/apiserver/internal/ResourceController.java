@@ -5,6 +5,11 @@ import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.auth.Authorizer;
+import io.cybernetes.auth.RuleResolver;
+import io.cybernetes.auth.ServiceAccountTokens;
+import io.cybernetes.auth.TokenAuthenticator;
+import io.cybernetes.auth.UserInfo;
 import io.cybernetes.store.StoredObject;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.AsyncContext;
@@ -45,9 +50,12 @@ class ResourceController {
     private final RequestReader reader;
     private final ResourceDeleter deleter;
     private final ResourceLister lister;
+    private final AccessReviews reviews;
+    private final TokenRequests tokenRequests;
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
-                       WatchThreads watchExecutor) {
+                       WatchThreads watchExecutor, Authorizer authorizer, RuleResolver rules,
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens) {
         this.registry = registry;
         this.service = service;
         this.watches = new WatchStreamer(service.store());
@@ -56,6 +64,8 @@ class ResourceController {
         this.reader = new RequestReader(props.maxRequestBytes());
         this.deleter = new ResourceDeleter(service);
         this.lister = new ResourceLister(service.store());
+        this.reviews = new AccessReviews(authorizer, rules, tokens);
+        this.tokenRequests = new TokenRequests(service, serviceAccountTokens);
     }
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
@@ -70,6 +80,9 @@ class ResourceController {
             throw ApiException.notFound("the server could not find the requested resource");
         }
         String method = request.getMethod();
+        if (!type.stored()) {
+            return review(request, type, info);
+        }
         if (info.name() == null) {
             return switch (method) {
                 case "GET" -> RequestReader.isTrue(request.getParameter("watch")) ? watch(request, response, type, info)
@@ -84,6 +97,13 @@ class ResourceController {
         }
         if ("scale".equals(info.subresource())) {
             return scale(request, type, info);
+        }
+        if ("token".equals(info.subresource())) {
+            if (!method.equals("POST")) {
+                throw ApiException.methodNotAllowed();
+            }
+            ObjectNode token = tokenRequests.request(type, info.namespace(), info.name(), reader.readObject(request));
+            return write(Format.of(request), token, 201, List.of());
         }
         if ("binding".equals(info.subresource())) {
             if (!method.equals("POST")) {
@@ -116,6 +136,20 @@ class ResourceController {
     }
 
     // ---- verbs
+
+    /** A review: decoded and checked like any object, answered, and not stored. */
+    private ResponseEntity<?> review(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+        if (!request.getMethod().equals("POST") || info.name() != null) {
+            throw ApiException.methodNotAllowed();
+        }
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.notFound("the server could not find the requested resource");
+        }
+        ObjectNode body = reader.readObject(request);
+        List<String> warnings = service.decode(type, body, reader.writeOptions(request));
+        UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
+        return write(Format.of(request), reviews.answer(type, info.namespace(), body, user), 201, warnings);
+    }
 
     private ResponseEntity<?> create(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
         if (type.namespaced() && info.namespace() == null) {

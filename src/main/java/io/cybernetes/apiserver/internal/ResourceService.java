@@ -34,12 +34,14 @@ final class ResourceService {
     private final Store store;
     private final ResourceRegistry registry;
     private final SchemaRegistry schemas;
+    private final List<WriteCheck> checks;
     private final SecureRandom random = new SecureRandom();
 
-    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas) {
+    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, List<WriteCheck> checks) {
         this.store = store;
         this.registry = registry;
         this.schemas = schemas;
+        this.checks = List.copyOf(checks);
     }
 
     Store store() {
@@ -112,6 +114,7 @@ final class ResourceService {
                 meta.put("name", generateName + randomSuffix());
             }
             validateCreate(type, body, strategy);
+            runChecks(type, namespace, body, null, opts);
             String name = Json.text(meta, "name");
             if (opts.dryRun()) {
                 if (store.get(type.key(namespace, name)).isPresent()) {
@@ -128,6 +131,12 @@ final class ResourceService {
                 }
                 throw translate(e, type, name);
             }
+        }
+    }
+
+    private void runChecks(ResourceType type, String namespace, ObjectNode obj, ObjectNode old, WriteOptions opts) {
+        for (WriteCheck c : checks) {
+            c.check(type, namespace, obj, old, opts);
         }
     }
 
@@ -228,6 +237,7 @@ final class ResourceService {
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());
             }
+            runChecks(type, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
                     && (!type.kind().equals("Namespace") || updated.path("spec").path("finalizers").isEmpty());

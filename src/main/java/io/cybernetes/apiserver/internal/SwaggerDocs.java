@@ -57,6 +57,12 @@ class SwaggerDocs implements OpenApiCustomizer {
             String root = t.group().isEmpty() ? "/api/v1" : "/apis/" + t.group() + "/" + t.version();
             String collection = root + (t.namespaced() ? "/namespaces/{namespace}/" : "/") + t.plural();
             String item = collection + "/{name}";
+            if (!t.stored()) {
+                api.path(collection, pathParams(new PathItem().post(op(tag, "Create a " + t.kind()
+                        + " and read the answer in its status (nothing is stored)", t, List.of(), "application/json")),
+                        t.namespaced(), false));
+                continue;
+            }
             PathItem c = new PathItem()
                     .get(op(tag, "List or watch " + t.plural(), t, listParams(), null))
                     .post(op(tag, "Create a " + t.kind(), t, writeParams(), "application/json"))
@@ -82,7 +88,11 @@ class SwaggerDocs implements OpenApiCustomizer {
             api.path(collection, c);
             api.path(item, i);
             for (String sub : t.subresources()) {
-                if (sub.equals("binding")) {
+                if (sub.equals("token")) {
+                    api.path(item + "/token", pathParams(new PathItem().post(op(tag, "Request a token for a "
+                            + t.kind() + " (an authentication.k8s.io/v1 TokenRequest)", t, List.of(),
+                            "application/json")), t.namespaced(), true));
+                } else if (sub.equals("binding")) {
                     api.path(item + "/binding", pathParams(new PathItem().post(op(tag, "Bind a " + t.kind()
                             + " to a node", t, List.of(), "application/json")), t.namespaced(), true));
                 } else if (!sub.equals("finalize")) {

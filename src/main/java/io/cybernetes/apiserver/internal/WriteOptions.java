@@ -1,5 +1,18 @@
 package io.cybernetes.apiserver.internal;
 
-/** Options every write carries: dryRun=All, fieldValidation and the field manager. */
-record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager) {
+import io.cybernetes.auth.UserInfo;
+
+import java.util.List;
+import java.util.Map;
+
+/** Options every write carries: dryRun=All, fieldValidation, the field manager, and who is writing. */
+record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user) {
+
+    /** The API server's own identity for the writes it makes itself (bootstrap), a member of system:masters. */
+    static final UserInfo SERVER = new UserInfo("system:apiserver", "", List.of(UserInfo.MASTERS,
+            UserInfo.AUTHENTICATED), Map.of());
+
+    static WriteOptions server(String fieldManager) {
+        return new WriteOptions(false, StrictDecoder.FieldValidation.STRICT, fieldManager, SERVER);
+    }
 }

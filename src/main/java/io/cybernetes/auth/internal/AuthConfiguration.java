@@ -1,15 +1,27 @@
 package io.cybernetes.auth.internal;
 
+import io.cybernetes.api.ApiException;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.ClusterPki;
+import io.cybernetes.auth.RequestAttributesResolver;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
+import org.springframework.security.authorization.AuthorizationDeniedException;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.intercept.AuthorizationFilter;
 
-/** Wires the PKI and the authentication filter in front of everything. */
+/**
+ * Wires authentication and authorization into Spring Security: one stateless filter
+ * chain (no sessions, no CSRF, no login pages) whose authentication filter produces the
+ * Kubernetes identity and whose authorization step asks the authorizer chain. Errors
+ * are Kubernetes Status bodies: 401 Unauthorized, 403 Forbidden.
+ */
 @Configuration(proxyBeanMethods = false)
+@EnableWebSecurity
 @EnableConfigurationProperties(AuthProperties.class)
 class AuthConfiguration {
 
@@ -19,11 +31,64 @@ class AuthConfiguration {
     }
 
     @Bean
-    FilterRegistrationBean<AuthenticationFilter> authenticationFilter(ClusterPki pki, AuthProperties props) {
-        AuthenticationFilter filter = new AuthenticationFilter(new TokenAuthenticator(pki.adminToken()),
-                new X509Authenticator(pki.caCertificate()), props.openPaths());
-        FilterRegistrationBean<AuthenticationFilter> reg = new FilterRegistrationBean<>(filter);
-        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+    ClusterPolicy clusterPolicy() {
+        return new ClusterPolicy();
+    }
+
+    @Bean
+    AuthorizerChain authorizerChain(ClusterPolicy policy) {
+        return new AuthorizerChain(policy);
+    }
+
+    @Bean
+    ServiceAccountTokenIssuer serviceAccountTokens(AuthProperties props, Pki pki, ClusterPolicy policy) {
+        return new ServiceAccountTokenIssuer(props.serviceAccount(), pki.serviceAccountKeys(), policy);
+    }
+
+    @Bean
+    BearerTokens bearerTokens(AuthProperties props, ClusterPki pki, ServiceAccountTokenIssuer serviceAccounts) {
+        return new BearerTokens(new StaticTokens(pki.adminToken(), props.tokenFile()), serviceAccounts,
+                props.oidc().enabled() ? new OidcAuthenticator(props.oidc()) : null);
+    }
+
+    @Bean
+    KubernetesAuthenticationFilter kubernetesAuthentication(AuthProperties props, ClusterPki pki, BearerTokens tokens) {
+        return new KubernetesAuthenticationFilter(tokens, new X509Authenticator(pki.caCertificate()),
+                new OpenPaths(props.openPaths()), props.anonymous());
+    }
+
+    /** Keeps the authentication filter out of the servlet container's own chain: it runs inside Spring Security's. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<KubernetesAuthenticationFilter> notAServletFilter(
+            KubernetesAuthenticationFilter filter) {
+        var reg = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(filter);
+        reg.setEnabled(false);
         return reg;
+    }
+
+    @Bean
+    SecurityFilterChain apiSecurity(HttpSecurity http, KubernetesAuthenticationFilter authentication,
+                                    RequestAttributesResolver resolver, AuthorizerChain authorizer,
+                                    AuthProperties props) {
+        RequestAuthorizer requests = new RequestAuthorizer(resolver, authorizer);
+        http.csrf(c -> c.disable())
+                .formLogin(f -> f.disable())
+                .httpBasic(b -> b.disable())
+                .logout(l -> l.disable())
+                .anonymous(a -> a.disable())
+                .requestCache(r -> r.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .headers(h -> h.cacheControl(c -> c.disable()))
+                .addFilterBefore(authentication, AuthorizationFilter.class)
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers(new OpenPaths(props.openPaths())).permitAll()
+                        .anyRequest().access(requests))
+                .exceptionHandling(e -> e
+                        .authenticationEntryPoint((req, res, ex) -> StatusResponses.write(res, ApiException.unauthorized()))
+                        .accessDeniedHandler((req, res, ex) -> StatusResponses.write(res,
+                                ex instanceof AuthorizationDeniedException denied
+                                        && denied.getAuthorizationResult() instanceof RequestAuthorizer.Forbidden f
+                                        ? f.status() : ApiException.forbidden("forbidden"))));
+        return http.build();
     }
 }

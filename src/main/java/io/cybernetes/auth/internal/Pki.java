@@ -53,7 +53,8 @@ import java.util.Set;
 /**
  * Creates the cluster PKI under {@code <dataDir>/pki} on first start and loads it
  * afterwards: a CA, a serving certificate for localhost, 127.0.0.1 and the host name,
- * an admin client certificate (CN admin, O system:masters) and an admin token.
+ * an admin client certificate (CN admin, O system:masters), an admin token and the
+ * key pair that signs ServiceAccount tokens.
  */
 final class Pki implements ClusterPki {
 
@@ -69,6 +70,7 @@ final class Pki implements ClusterPki {
     private final X509Certificate adminCert;
     private final PrivateKey adminKey;
     private final String adminToken;
+    private final KeyPair serviceAccountKeys;
 
     Pki(AuthProperties props) {
         this.dataDir = props.dataDir();
@@ -108,6 +110,12 @@ final class Pki implements ClusterPki {
                 new SecureRandom().nextBytes(raw);
                 write("admin.token", HexFormat.of().formatHex(raw) + "\n");
             }
+            if (!Files.exists(dir.resolve("sa.key"))) {
+                KeyPair kp = rsa();
+                write("sa.key", pem(kp.getPrivate()));
+                write("sa.pub", pem(kp.getPublic()));
+            }
+            this.serviceAccountKeys = new KeyPair(readPublicKey("sa.pub"), readKey("sa.key"));
             this.serving = readCert("apiserver.crt");
             this.servingKey = readKey("apiserver.key");
             this.adminCert = readCert("admin.crt");
@@ -208,6 +216,17 @@ final class Pki implements ClusterPki {
             }
             return conv.getPrivateKey((PrivateKeyInfo) o);
         }
+    }
+
+    private java.security.PublicKey readPublicKey(String name) throws IOException {
+        try (PEMParser p = new PEMParser(new StringReader(Files.readString(dir.resolve(name))))) {
+            return new JcaPEMKeyConverter().getPublicKey((org.bouncycastle.asn1.x509.SubjectPublicKeyInfo) p.readObject());
+        }
+    }
+
+    /** The key pair that signs and verifies ServiceAccount tokens ({@code sa.key}, {@code sa.pub}). */
+    KeyPair serviceAccountKeys() {
+        return serviceAccountKeys;
     }
 
     @Override

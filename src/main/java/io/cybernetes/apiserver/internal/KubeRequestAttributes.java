@@ -1,0 +1,65 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.auth.RequestAttributes;
+import io.cybernetes.auth.RequestAttributesResolver;
+import io.cybernetes.auth.UserInfo;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.stereotype.Component;
+
+import java.util.Locale;
+
+/**
+ * What a request asks, for the authorizers, as the apiserver's RequestInfoFactory: paths
+ * under {@code /api/v1/...} and {@code /apis/{group}/{version}/...} are resource requests
+ * whose verb follows from the method and the presence of a name (get, list, watch,
+ * create, update, patch, delete, deletecollection); everything else, discovery included,
+ * is a non-resource request whose verb is the method. A namespace's own requests count
+ * as in that namespace, so a RoleBinding can grant reading it.
+ */
+@Component
+class KubeRequestAttributes implements RequestAttributesResolver {
+
+    @Override
+    public RequestAttributes resolve(HttpServletRequest request, UserInfo user) {
+        String path = request.getRequestURI();
+        String method = request.getMethod();
+        RequestInfo info = resourceInfo(path);
+        if (info == null) {
+            return RequestAttributes.nonResource(user, method.toLowerCase(Locale.ROOT), path);
+        }
+        boolean named = info.name() != null;
+        String verb = switch (method) {
+            case "GET", "HEAD" -> named ? "get" : RequestReader.isTrue(request.getParameter("watch")) ? "watch" : "list";
+            case "POST" -> "create";
+            case "PUT" -> "update";
+            case "PATCH" -> "patch";
+            case "DELETE" -> named ? "delete" : "deletecollection";
+            default -> method.toLowerCase(Locale.ROOT);
+        };
+        String namespace = info.namespace();
+        if (info.group().isEmpty() && info.resource().equals("namespaces") && named) {
+            namespace = info.name();
+        }
+        return new RequestAttributes(user, verb, true, info.group(), info.version(), info.resource(),
+                info.subresource(), namespace, info.name(), path);
+    }
+
+    /** The resource address of a path, or null for discovery and every path outside the resource tree. */
+    static RequestInfo resourceInfo(String path) {
+        boolean legacy = path.startsWith("/api/");
+        boolean grouped = path.startsWith("/apis/");
+        if (!legacy && !grouped) {
+            return null;
+        }
+        int depth = (int) java.util.Arrays.stream(path.split("/")).filter(s -> !s.isEmpty()).count();
+        if ((legacy && depth <= 2) || (grouped && depth <= 3)) {
+            return null;
+        }
+        try {
+            return RequestInfo.parse(path);
+        } catch (ApiException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.cybernetes.auth;
+
+/**
+ * Decides whether a request may proceed. Implementations answer {@link Decision#allow()}
+ * or {@link Decision#deny(String)} only when they are sure; otherwise
+ * {@link Decision#noOpinion(String)}, and the next authorizer in the chain decides.
+ * A request nobody allows is forbidden.
+ */
+public interface Authorizer {
+
+    Decision authorize(RequestAttributes attributes);
+
+    /** An authorizer's answer with the reason people see in a 403 or an access review. */
+    record Decision(Outcome outcome, String reason) {
+
+        public enum Outcome { ALLOW, DENY, NO_OPINION }
+
+        public static Decision allow(String reason) {
+            return new Decision(Outcome.ALLOW, reason);
+        }
+
+        public static Decision allow() {
+            return allow("");
+        }
+
+        public static Decision deny(String reason) {
+            return new Decision(Outcome.DENY, reason);
+        }
+
+        public static Decision noOpinion(String reason) {
+            return new Decision(Outcome.NO_OPINION, reason);
+        }
+
+        public boolean allowed() {
+            return outcome == Outcome.ALLOW;
+        }
+    }
+}

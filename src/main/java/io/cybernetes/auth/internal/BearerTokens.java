@@ -1,0 +1,47 @@
+package io.cybernetes.auth.internal;
+
+import com.nimbusds.jwt.SignedJWT;
+import io.cybernetes.auth.TokenAuthenticator;
+import io.cybernetes.auth.UserInfo;
+
+import java.text.ParseException;
+import java.util.Optional;
+
+/**
+ * Every kind of bearer token: the admin token and the tokens file first, then JWTs,
+ * which go to the authenticator of their issuer (ServiceAccount tokens or OIDC), so a
+ * token is checked by the one party that can vouch for it.
+ */
+final class BearerTokens implements TokenAuthenticator {
+
+    private final StaticTokens staticTokens;
+    private final ServiceAccountTokenIssuer serviceAccounts;
+    private final OidcAuthenticator oidc;
+
+    BearerTokens(StaticTokens staticTokens, ServiceAccountTokenIssuer serviceAccounts, OidcAuthenticator oidc) {
+        this.staticTokens = staticTokens;
+        this.serviceAccounts = serviceAccounts;
+        this.oidc = oidc;
+    }
+
+    @Override
+    public Optional<UserInfo> authenticateToken(String token) {
+        Optional<UserInfo> user = staticTokens.authenticate(token);
+        if (user.isPresent() || token.chars().filter(c -> c == '.').count() != 2) {
+            return user;
+        }
+        try {
+            SignedJWT jwt = SignedJWT.parse(token);
+            String issuer = jwt.getJWTClaimsSet().getIssuer();
+            if (serviceAccounts.issuer().equals(issuer)) {
+                return serviceAccounts.authenticate(jwt);
+            }
+            if (oidc != null && oidc.issuer().equals(issuer)) {
+                return oidc.authenticate(token);
+            }
+            return Optional.empty();
+        } catch (ParseException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.cybernetes.auth.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.auth.TokenAuthenticator;
+import io.cybernetes.auth.UserInfo;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.io.IOException;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
+
+/**
+ * Authenticates every request, as kube-apiserver's authentication filter: a bearer
+ * token (the admin token and the tokens file, ServiceAccount JWTs, OIDC ID tokens,
+ * told apart by their issuer), else a client certificate signed by the cluster CA.
+ * Credentials that do not check out are 401 wherever they are sent. A request with none
+ * is {@code system:anonymous} when that is switched on; otherwise it is 401 unless it
+ * goes to an open path (health, version, API docs).
+ */
+final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
+
+    private final TokenAuthenticator tokens;
+    private final X509Authenticator certificates;
+    private final OpenPaths openPaths;
+    private final boolean anonymous;
+
+    KubernetesAuthenticationFilter(TokenAuthenticator tokens, X509Authenticator certificates, OpenPaths openPaths,
+                                   boolean anonymous) {
+        this.tokens = tokens;
+        this.certificates = certificates;
+        this.openPaths = openPaths;
+        this.anonymous = anonymous;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String header = request.getHeader("Authorization");
+        Object certs = request.getAttribute("jakarta.servlet.request.X509Certificate");
+        boolean presented;
+        Optional<UserInfo> user;
+        if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            presented = true;
+            user = tokens.authenticateToken(header.substring(7).trim());
+        } else if (certs instanceof X509Certificate[] certChain && certChain.length > 0) {
+            presented = true;
+            user = certificates.authenticate(certChain[0]);
+        } else {
+            presented = false;
+            user = anonymous ? Optional.of(UserInfo.anonymous()) : Optional.empty();
+        }
+        if (user.isEmpty()) {
+            if (presented || !openPaths.matches(request)) {
+                StatusResponses.write(response, ApiException.unauthorized());
+                return;
+            }
+            chain.doFilter(request, response);
+            return;
+        }
+        request.setAttribute(UserInfo.REQUEST_ATTRIBUTE, user.get());
+        SecurityContext context = SecurityContextHolder.createEmptyContext();
+        context.setAuthentication(new UserAuthentication(user.get()));
+        SecurityContextHolder.setContext(context);
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            SecurityContextHolder.clearContext();
+        }
+    }
+}
