@@ -27,6 +27,7 @@ import java.time.Duration;
         "cybernetes.apiserver.https-address=127.0.0.1",
         "cybernetes.apiserver.watch-bookmark-interval=1s",
         "cybernetes.auth.data-dir=./target/test-data/api",
+        "cybernetes.auth.token-file=./src/test/resources/test-tokens.csv",
         "spring.datasource.url=jdbc:h2:mem:api;DB_CLOSE_DELAY=-1"})
 public abstract class ApiTestSupport {
 
@@ -63,11 +64,17 @@ public abstract class ApiTestSupport {
     }
 
     protected Response call(String method, String path, String contentType, String body, String accept, boolean auth) {
+        return callAs(auth ? token() : null, method, path, contentType, body, accept);
+    }
+
+    /** A request with the bearer token given (none when null). */
+    protected Response callAs(String bearer, String method, String path, String contentType, String body,
+                              String accept) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
-        if (auth) {
-            b.header("Authorization", "Bearer " + token());
+        if (bearer != null) {
+            b.header("Authorization", "Bearer " + bearer);
         }
         if (contentType != null) {
             b.header("Content-Type", contentType);
@@ -104,6 +111,27 @@ public abstract class ApiTestSupport {
 
     protected Response delete(String path) {
         return call("DELETE", path, null, null);
+    }
+
+    /** Retries until the check passes: authorization follows writes through a watch, a moment later. */
+    protected static void eventually(Runnable check) {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (true) {
+            try {
+                check.run();
+                return;
+            } catch (AssertionError e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     protected Response createNamespace(String name) {

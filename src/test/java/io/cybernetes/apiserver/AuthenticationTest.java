@@ -1,0 +1,234 @@
+package io.cybernetes.apiserver;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.StringReader;
+import java.math.BigInteger;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every way in, and every way a credential is refused: ServiceAccount tokens from the
+ * TokenRequest subresource (expired, for another audience, forged, orphaned by a deleted
+ * account), client certificates from the cluster CA and from another CA, static tokens.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuthenticationTest extends ApiTestSupport {
+
+    static final String NS = "tokens";
+    static final String WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+    static final String WHOAMI_BODY = "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"SelfSubjectReview\"}";
+
+    @BeforeAll
+    void accounts() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        for (String sa : List.of("robot", "doomed")) {
+            assertThat(post("/api/v1/namespaces/" + NS + "/serviceaccounts", "{\"apiVersion\":\"v1\",\"kind\":"
+                    + "\"ServiceAccount\",\"metadata\":{\"name\":\"" + sa + "\"}}").code()).isIn(201, 409);
+        }
+    }
+
+    private String requestToken(String sa, String spec) {
+        Response r = post("/api/v1/namespaces/" + NS + "/serviceaccounts/" + sa + "/token",
+                "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\",\"spec\":" + spec + "}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+        assertThat(r.text("status.expirationTimestamp")).isNotEmpty();
+        return r.text("status.token");
+    }
+
+    private Response whoami(String bearer) {
+        return callAs(bearer, "POST", WHOAMI, "application/json", WHOAMI_BODY, "application/json");
+    }
+
+    @Test
+    void aServiceAccountTokenAuthenticatesAsItsAccount() {
+        String token = requestToken("robot", "{}");
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(201));
+        Response me = whoami(token);
+        assertThat(me.text("status.userInfo.username")).isEqualTo("system:serviceaccount:tokens:robot");
+        assertThat(me.json().path("status").path("userInfo").path("groups").toString()).isEqualTo(
+                "[\"system:serviceaccounts\",\"system:serviceaccounts:tokens\",\"system:authenticated\"]");
+        Response review = post("/apis/authentication.k8s.io/v1/tokenreviews", "{\"apiVersion\":\"authentication.k8s.io/v1\","
+                + "\"kind\":\"TokenReview\",\"spec\":{\"token\":\"" + token + "\"}}");
+        assertThat(review.json().path("status").path("authenticated").asBoolean()).isTrue();
+        assertThat(review.text("status.user.username")).isEqualTo("system:serviceaccount:tokens:robot");
+    }
+
+    @Test
+    void aTokenRequestForLessThanTenMinutesIsInvalid() {
+        Response r = post("/api/v1/namespaces/" + NS + "/serviceaccounts/robot/token",
+                "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\",\"spec\":{\"expirationSeconds\":10}}");
+        assertThat(r.code()).isEqualTo(422);
+        assertThat(r.text("message")).contains("spec.expirationSeconds", "may not specify a duration less than 10 minutes");
+        assertThat(post("/api/v1/namespaces/" + NS + "/serviceaccounts/nobody/token", "{}").code()).isEqualTo(404);
+    }
+
+    @Test
+    void aTokenForAnotherAudienceIsRefused() {
+        String token = requestToken("robot", "{\"audiences\":[\"vault\"]}");
+        assertThat(whoami(token).code()).isEqualTo(401);
+    }
+
+    @Test
+    void anExpiredTokenIsRefused() throws Exception {
+        String token = sign(serviceAccountKey(), Instant.now().minusSeconds(3600), Instant.now().minusSeconds(60));
+        assertThat(whoami(token).code()).isEqualTo(401);
+        String fresh = sign(serviceAccountKey(), Instant.now(), Instant.now().plusSeconds(600));
+        eventually(() -> assertThat(whoami(fresh).code()).as("the same claims, unexpired").isEqualTo(201));
+    }
+
+    @Test
+    void aTokenWithAForgedSignatureIsRefused() throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        String token = sign(g.generateKeyPair().getPrivate(), Instant.now(), Instant.now().plusSeconds(600));
+        assertThat(whoami(token).code()).isEqualTo(401);
+        String tampered = requestToken("robot", "{}");
+        String[] parts = tampered.split("\\.");
+        String otherPayload = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                new String(java.util.Base64.getUrlDecoder().decode(parts[1])).replace("robot", "doomed").getBytes());
+        assertThat(whoami(parts[0] + "." + otherPayload + "." + parts[2]).code()).isEqualTo(401);
+    }
+
+    @Test
+    void aTokenOfADeletedServiceAccountIsRefused() {
+        String token = requestToken("doomed", "{}");
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(201));
+        assertThat(delete("/api/v1/namespaces/" + NS + "/serviceaccounts/doomed").code()).isEqualTo(200);
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(401));
+        // an account of the same name made again has a new uid: the old token stays dead
+        assertThat(post("/api/v1/namespaces/" + NS + "/serviceaccounts", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ServiceAccount\",\"metadata\":{\"name\":\"doomed\"}}").code()).isEqualTo(201);
+        String again = requestToken("doomed", "{}");
+        eventually(() -> assertThat(whoami(again).code()).isEqualTo(201));
+        assertThat(whoami(token).code()).isEqualTo(401);
+    }
+
+    @Test
+    void everyNamespaceGetsADefaultServiceAccount() {
+        String ns = "with-default-sa";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        eventually(() -> assertThat(get("/api/v1/namespaces/" + ns + "/serviceaccounts/default").code()).isEqualTo(200));
+        assertThat(delete("/api/v1/namespaces/" + ns + "/serviceaccounts/default").code()).isEqualTo(200);
+        eventually(() -> assertThat(get("/api/v1/namespaces/" + ns + "/serviceaccounts/default").code()).isEqualTo(200));
+    }
+
+    @Test
+    void staticTokensFromTheTokensFileAuthenticate() {
+        Response me = whoami("victor-token");
+        assertThat(me.text("status.userInfo.username")).isEqualTo("victor");
+        assertThat(me.text("status.userInfo.uid")).isEqualTo("u-victor");
+        assertThat(me.json().path("status").path("userInfo").path("groups").toString())
+                .isEqualTo("[\"auditors\",\"people\",\"system:authenticated\"]");
+        assertThat(whoami("no-such-token").code()).isEqualTo(401);
+        Response none = callAs(null, "GET", "/api/v1/namespaces", null, null, "application/json");
+        assertThat(none.code()).isEqualTo(401);
+        assertThat(none.text("reason")).isEqualTo("Unauthorized");
+        assertThat(callAs(null, "GET", "/healthz", null, null, null).code()).isEqualTo(200);
+        assertThat(callAs(null, "GET", "/version", null, null, null).code()).isEqualTo(200);
+    }
+
+    @Test
+    void aClientCertificateFromTheClusterCaAuthenticatesAndOneFromAnotherCaDoesNot() throws Exception {
+        Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        X509Certificate ca = cert(Files.readString(pki.resolve("ca.crt")));
+        HttpResponse<String> admin = overHttps(cert(Files.readString(pki.resolve("admin.crt"))),
+                key(Files.readString(pki.resolve("admin.key"))), ca);
+        assertThat(admin.statusCode()).as(admin.body()).isEqualTo(201);
+        assertThat(admin.body()).contains("\"username\":\"admin\"", "system:masters");
+
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        KeyPair kp = g.generateKeyPair();
+        X500Name name = new X500Name("CN=admin,O=system:masters");
+        X509Certificate rogue = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
+                BigInteger.TEN, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                name, kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+        HttpResponse<String> refused = overHttps(rogue, kp.getPrivate(), ca);
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.body()).contains("\"reason\":\"Unauthorized\"");
+    }
+
+    private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry("me", key, new char[0], new Certificate[] {cert});
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, new char[0]);
+        KeyStore ts = KeyStore.getInstance("PKCS12");
+        ts.load(null, null);
+        ts.setCertificateEntry("ca", ca);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ts);
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        HttpClient client = HttpClient.newBuilder().sslContext(ctx).build();
+        return client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + endpoints.httpsPort() + WHOAMI))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(WHOAMI_BODY))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private String sign(PrivateKey key, Instant issued, Instant expires) throws Exception {
+        Response sa = get("/api/v1/namespaces/" + NS + "/serviceaccounts/robot");
+        JWTClaimsSet claims = new JWTClaimsSet.Builder()
+                .issuer("https://kubernetes.default.svc.cluster.local")
+                .subject("system:serviceaccount:" + NS + ":robot")
+                .audience("https://kubernetes.default.svc.cluster.local")
+                .issueTime(Date.from(issued)).notBeforeTime(Date.from(issued)).expirationTime(Date.from(expires))
+                .claim("kubernetes.io", Map.of("namespace", NS, "serviceaccount", Map.of("name", "robot",
+                        "uid", sa.text("metadata.uid"))))
+                .build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims);
+        jwt.sign(new RSASSASigner(key));
+        return jwt.serialize();
+    }
+
+    private PrivateKey serviceAccountKey() throws Exception {
+        return key(Files.readString(endpoints.adminKubeconfig().getParent().resolve("pki/sa.key")));
+    }
+
+    private static PrivateKey key(String pem) throws Exception {
+        try (PEMParser p = new PEMParser(new StringReader(pem))) {
+            return new JcaPEMKeyConverter().getPrivateKey((PrivateKeyInfo) p.readObject());
+        }
+    }
+
+    private static X509Certificate cert(String pem) throws Exception {
+        return (X509Certificate) CertificateFactory.getInstance("X.509")
+                .generateCertificate(new java.io.ByteArrayInputStream(pem.getBytes()));
+    }
+}
