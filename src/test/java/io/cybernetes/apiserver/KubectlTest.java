@@ -41,11 +41,15 @@ class KubectlTest extends ApiTestSupport {
     }
 
     Run kubectl(String... args) {
+        return kubectlWith(endpoints.adminKubeconfig(), args);
+    }
+
+    Run kubectlWith(Path kubeconfig, String... args) {
         List<String> cmd = new ArrayList<>(List.of(KUBECTL, "--request-timeout=30s"));
         cmd.addAll(List.of(args));
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("KUBECONFIG", endpoints.adminKubeconfig().toString());
+            pb.environment().put("KUBECONFIG", kubeconfig.toString());
             pb.environment().put("HOME", dir.toString());
             Path out = dir.resolve("out-" + UUID.randomUUID());
             Path err = dir.resolve("err-" + UUID.randomUUID());
@@ -231,6 +235,48 @@ class KubectlTest extends ApiTestSupport {
         Run r = kubectl("--context", "cybernetes-x509", "get", "namespaces", ns, "-o", "name");
         assertThat(r.exit()).as(r.all()).isZero();
         assertThat(r.out().trim()).isEqualTo("namespace/" + ns);
+    }
+
+    /** The admin kubeconfig with another user's bearer token in place of the admin's. */
+    Path kubeconfigFor(String token) throws IOException {
+        String admin = Files.readString(endpoints.adminKubeconfig());
+        return file("kubeconfig-" + token, admin.replace(token(), token));
+    }
+
+    @Test
+    void aTeamMemberAsksWhatTheyMayDoAndIsRefusedElsewhere() throws Exception {
+        Run bind = kubectl("create", "rolebinding", "team-a-admin", "-n", ns, "--clusterrole=admin", "--group=team-a");
+        assertThat(bind.exit()).as(bind.all()).isZero();
+        Path alice = kubeconfigFor("alice-token");
+        long deadline = System.currentTimeMillis() + 10_000;
+        Run yes = kubectlWith(alice, "auth", "can-i", "list", "pods", "-n", ns);
+        while (yes.exit() != 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            yes = kubectlWith(alice, "auth", "can-i", "list", "pods", "-n", ns);
+        }
+        assertThat(yes.out().trim()).as(yes.all()).isEqualTo("yes");
+        Run no = kubectlWith(alice, "auth", "can-i", "list", "pods", "-n", "kube-system");
+        assertThat(no.exit()).isNotZero();
+        assertThat(no.out().trim()).isEqualTo("no");
+        Run list = kubectlWith(alice, "auth", "can-i", "--list", "-n", ns);
+        assertThat(list.exit()).as(list.all()).isZero();
+        assertThat(list.out()).contains("secrets", "rolebindings.rbac.authorization.k8s.io",
+                "selfsubjectaccessreviews.authorization.k8s.io");
+        Run whoami = kubectlWith(alice, "auth", "whoami");
+        assertThat(whoami.exit()).as(whoami.all()).isZero();
+        assertThat(whoami.out()).contains("alice", "team-a", "system:authenticated");
+        Run forbidden = kubectlWith(alice, "get", "pods", "-n", "kube-system");
+        assertThat(forbidden.exit()).isNotZero();
+        assertThat(forbidden.err()).contains("pods is forbidden: User \"alice\" cannot list resource \"pods\" in API"
+                + " group \"\" in the namespace \"kube-system\"");
+        Run sa = kubectlWith(alice, "create", "serviceaccount", "builder", "-n", ns);
+        assertThat(sa.exit()).as(sa.all()).isZero();
+        Run nsCreate = kubectlWith(alice, "create", "namespace", ns + "-mine");
+        assertThat(nsCreate.exit()).isNotZero();
+        assertThat(nsCreate.err()).contains("namespaces is forbidden: User \"alice\" cannot create resource");
+        Run admin = kubectl("auth", "whoami");
+        assertThat(admin.out()).contains("system:masters");
+        assertThat(kubectl("auth", "can-i", "delete", "nodes").out().trim()).isEqualTo("yes");
     }
 
     @Test

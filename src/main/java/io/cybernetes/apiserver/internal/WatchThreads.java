@@ -1,6 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
-import jakarta.annotation.PreDestroy;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import java.util.concurrent.ExecutorService;
@@ -10,10 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The threads open watches stream on. Each watch holds one while it is open (not a
  * request thread: the request is in async mode); they are made on demand and end with
- * their watch.
+ * their watch. On shutdown they are stopped first, so open watches end (clients rewatch
+ * elsewhere) instead of holding the web server's graceful shutdown to its timeout.
  */
 @Component
-class WatchThreads {
+class WatchThreads implements SmartLifecycle {
 
     private final AtomicInteger count = new AtomicInteger();
     private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
@@ -21,13 +22,31 @@ class WatchThreads {
         t.setDaemon(true);
         return t;
     });
+    private volatile boolean running;
 
     void execute(Runnable task) {
         executor.execute(task);
     }
 
-    @PreDestroy
-    void shutdown() {
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
         executor.shutdownNow();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** The highest phase stops first: before the web server waits for in-flight requests. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE;
     }
 }
