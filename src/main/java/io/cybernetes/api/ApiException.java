@@ -109,9 +109,14 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException conflict(ResourceType type, String name, String why) {
+        return conflict(type.group(), type.plural(), name, why);
+    }
+
+    public static ApiException conflict(String group, String resource, String name, String why) {
+        String groupResource = group.isEmpty() ? resource : resource + "." + group;
         return new ApiException(409, "Conflict",
-                "Operation cannot be fulfilled on " + type.groupResource() + " \"" + name + "\": " + why,
-                details(type.group(), type.plural(), name), null);
+                "Operation cannot be fulfilled on " + groupResource + " \"" + name + "\": " + why,
+                details(group, resource, name), null);
     }
 
     public static ApiException staleObject(ResourceType type, String name) {

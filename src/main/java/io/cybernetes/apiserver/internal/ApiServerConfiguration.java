@@ -1,8 +1,9 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.admission.AdmissionChain;
+import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.auth.RuleResolver;
-import java.util.List;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.store.Store;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -34,8 +35,10 @@ class ApiServerConfiguration {
     }
 
     @Bean
-    ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules) {
-        return new ResourceService(store, registry, schemas, List.of(new RbacEscalation(rules)));
+    ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules,
+                                    AdmissionChain admission, ClusterReader cluster) {
+        return new ResourceService(store, registry, schemas, new AdmissionGate(admission, new RbacEscalation(rules),
+                cluster, registry));
     }
 
 }

@@ -2,5 +2,10 @@ package io.cybernetes.apiserver.internal;
 
 /** The parts of a delete request's DeleteOptions (body or query) that the server acts on. */
 record DeleteOptions(String propagationPolicy, Long gracePeriodSeconds, String preconditionUid,
-                     String preconditionResourceVersion, boolean dryRun) {
+                     String preconditionResourceVersion, boolean dryRun, io.cybernetes.auth.UserInfo user) {
+
+    /** The options admission sees for this delete. */
+    WriteOptions writeOptions() {
+        return new WriteOptions(dryRun, StrictDecoder.FieldValidation.IGNORE, null, user);
+    }
 }

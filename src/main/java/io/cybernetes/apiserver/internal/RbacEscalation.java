@@ -17,7 +17,7 @@ import java.util.Optional;
  * a binding may only bind a role whose rules the writer holds (or the writer may
  * {@code bind} it). Unchanged rules or role references are not checked again.
  */
-final class RbacEscalation implements WriteCheck {
+final class RbacEscalation {
 
     private static final String RBAC = "rbac.authorization.k8s.io";
 
@@ -27,8 +27,7 @@ final class RbacEscalation implements WriteCheck {
         this.rules = rules;
     }
 
-    @Override
-    public void check(ResourceType type, String namespace, ObjectNode obj, ObjectNode old, WriteOptions opts) {
+    void check(ResourceType type, String namespace, ObjectNode obj, ObjectNode old, WriteOptions opts) {
         if (!type.group().equals(RBAC)) {
             return;
         }

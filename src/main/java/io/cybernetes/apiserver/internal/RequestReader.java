@@ -131,7 +131,7 @@ final class RequestReader {
                 dryRun = true;
             }
         }
-        return new DeleteOptions(policy, grace, uid, rv, dryRun);
+        return new DeleteOptions(policy, grace, uid, rv, dryRun, (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE));
     }
 
     private static Long parseLong(String v, String name) {

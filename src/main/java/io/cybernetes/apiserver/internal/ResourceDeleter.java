@@ -44,8 +44,8 @@ final class ResourceDeleter {
                         + opts.preconditionResourceVersion() + ", ResourceVersion in object meta: "
                         + Json.text(obj, "metadata.resourceVersion"));
             }
-            if ("namespaces".equals(type.plural()) && List.of("default", "kube-system", "kube-public").contains(name)) {
-                throw ApiException.forbidden("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted");
+            if (attempt == 0) {
+                service.admission().validate(type, null, namespace, null, obj, opts.writeOptions());
             }
             ObjectNode updated = obj.deepCopy();
             ObjectNode meta = Json.child(updated, "metadata");
@@ -70,8 +70,12 @@ final class ResourceDeleter {
                 return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
             }
             try {
-                return deleteNow ? Outcome.stored(store.delete(key, cur.modRevision(), null), 200)
-                        : Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
+                if (deleteNow) {
+                    StoredObject last = store.delete(key, cur.modRevision(), null);
+                    service.admission().removed(type, namespace, last.value());
+                    return Outcome.stored(last, 200);
+                }
+                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
             } catch (StorageException e) {
                 if (e.isConflict()) {
                     continue;

@@ -34,14 +34,18 @@ final class ResourceService {
     private final Store store;
     private final ResourceRegistry registry;
     private final SchemaRegistry schemas;
-    private final List<WriteCheck> checks;
+    private final Admission admission;
     private final SecureRandom random = new SecureRandom();
 
-    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, List<WriteCheck> checks) {
+    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, Admission admission) {
         this.store = store;
         this.registry = registry;
         this.schemas = schemas;
-        this.checks = List.copyOf(checks);
+        this.admission = admission;
+    }
+
+    Admission admission() {
+        return admission;
     }
 
     Store store() {
@@ -106,15 +110,15 @@ final class ResourceService {
         if (strategy.tracksGeneration()) {
             meta.put("generation", 1);
         }
-        if (type.namespaced()) {
-            requireActiveNamespace(namespace);
-        }
         for (int attempt = 0; ; attempt++) {
             if (generated) {
                 meta.put("name", generateName + randomSuffix());
             }
+            if (attempt == 0) {
+                admission.mutate(type, null, namespace, body, null, opts);
+            }
             validateCreate(type, body, strategy);
-            runChecks(type, namespace, body, null, opts);
+            admission.validate(type, null, namespace, body, null, opts);
             String name = Json.text(meta, "name");
             if (opts.dryRun()) {
                 if (store.get(type.key(namespace, name)).isPresent()) {
@@ -126,17 +130,15 @@ final class ResourceService {
                 StoredObject created = store.create(type.key(namespace, name), body);
                 return Outcome.stored(created, 201).withWarnings(warnings);
             } catch (StorageException e) {
+                admission.release(type, null, namespace, body, null, opts);
                 if (e.isExists() && generated && attempt < 8) {
                     continue;
                 }
                 throw translate(e, type, name);
+            } catch (RuntimeException e) {
+                admission.release(type, null, namespace, body, null, opts);
+                throw e;
             }
-        }
-    }
-
-    private void runChecks(ResourceType type, String namespace, ObjectNode obj, ObjectNode old, WriteOptions opts) {
-        for (WriteCheck c : checks) {
-            c.check(type, namespace, obj, old, opts);
         }
     }
 
@@ -162,22 +164,6 @@ final class ResourceService {
                     + " the request");
         }
         meta.put("namespace", namespace);
-    }
-
-    private void requireActiveNamespace(String namespace) {
-        ResourceType nsType = registry.byPath("", "v1", "namespaces").orElseThrow();
-        String key = nsType.key(null, namespace);
-        Optional<StoredObject> ns = store.getCached(key);
-        if (ns.isEmpty()) {
-            ns = store.get(key);
-        }
-        if (ns.isEmpty()) {
-            throw ApiException.notFound(nsType, namespace);
-        }
-        if (Json.text(ns.get().value(), "metadata.deletionTimestamp") != null) {
-            throw ApiException.forbidden("unable to create new content in namespace " + namespace
-                    + " because it is being terminated");
-        }
     }
 
     private String randomSuffix() {
@@ -233,11 +219,12 @@ final class ResourceService {
             }
             ObjectNode old = cur.value();
             ObjectNode updated = transform.apply(old.deepCopy());
+            admission.mutate(type, subresource, namespace, updated, old, opts);
             finishUpdate(type, subresource, old, updated);
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());
             }
-            runChecks(type, namespace, updated, old, opts);
+            admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
                     && (!type.kind().equals("Namespace") || updated.path("spec").path("finalizers").isEmpty());
@@ -246,10 +233,13 @@ final class ResourceService {
             }
             try {
                 if (finalized) {
-                    return Outcome.stored(store.delete(key, cur.modRevision(), null), 200);
+                    StoredObject last = store.delete(key, cur.modRevision(), null);
+                    admission.removed(type, namespace, last.value());
+                    return Outcome.stored(last, 200);
                 }
                 return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 200);
             } catch (StorageException e) {
+                admission.release(type, subresource, namespace, updated, old, opts);
                 if (e.isConflict() && expectedRevision == 0) {
                     continue;
                 }

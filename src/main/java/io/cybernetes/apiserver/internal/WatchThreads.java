@@ -17,24 +17,33 @@ import java.util.concurrent.atomic.AtomicInteger;
 class WatchThreads implements SmartLifecycle {
 
     private final AtomicInteger count = new AtomicInteger();
-    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "watch-" + count.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private volatile ExecutorService executor = newExecutor();
     private volatile boolean running;
 
+    private ExecutorService newExecutor() {
+        return Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "watch-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Runs the watch; {@link java.util.concurrent.RejectedExecutionException} while stopped. */
     void execute(Runnable task) {
         executor.execute(task);
     }
 
+    /** Started again after a stop (a paused test context resumes), with fresh threads. */
     @Override
-    public void start() {
+    public synchronized void start() {
+        if (executor.isShutdown()) {
+            executor = newExecutor();
+        }
         running = true;
     }
 
     @Override
-    public void stop() {
+    public synchronized void stop() {
         running = false;
         executor.shutdownNow();
     }

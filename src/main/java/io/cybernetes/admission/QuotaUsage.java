@@ -1,0 +1,53 @@
+package io.cybernetes.admission;
+
+import io.cybernetes.api.Json;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.math.BigDecimal;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What one object counts against a ResourceQuota: {@code count/<resource>[.<group>]}, the
+ * legacy object counts ({@code pods}, {@code configmaps}, ...), and for a pod that is not
+ * finished its requests and limits ({@code requests.cpu}, {@code limits.memory}, and
+ * {@code cpu}/{@code memory} for requests).
+ */
+public final class QuotaUsage {
+
+    private static final Set<String> LEGACY_COUNTS = Set.of("pods", "services", "configmaps", "secrets",
+            "persistentvolumeclaims", "replicationcontrollers", "resourcequotas");
+
+    private QuotaUsage() {
+    }
+
+    public static Map<String, BigDecimal> of(String group, String resource, ObjectNode obj) {
+        Map<String, BigDecimal> usage = new HashMap<>();
+        if (obj == null) {
+            return usage;
+        }
+        boolean pod = group.isEmpty() && resource.equals("pods");
+        if (pod) {
+            String phase = Json.text(obj, "status.phase");
+            if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+                return usage;
+            }
+        }
+        usage.put("count/" + (group.isEmpty() ? resource : resource + "." + group), BigDecimal.ONE);
+        if (group.isEmpty() && LEGACY_COUNTS.contains(resource)) {
+            usage.put(resource, BigDecimal.ONE);
+        }
+        if (pod) {
+            for (String kind : new String[] {"requests", "limits"}) {
+                PodResources.total(obj.path("spec"), kind).forEach((r, v) -> usage.put(kind + "." + r, v));
+            }
+            for (String r : new String[] {"cpu", "memory"}) {
+                if (usage.containsKey("requests." + r)) {
+                    usage.put(r, usage.get("requests." + r));
+                }
+            }
+        }
+        return usage;
+    }
+}

@@ -1,0 +1,48 @@
+package io.cybernetes.admission.internal;
+
+import io.cybernetes.admission.AdmissionPlugin;
+import io.cybernetes.admission.PluginContext;
+import io.cybernetes.admission.defaulttolerationseconds.DefaultTolerationSeconds;
+import io.cybernetes.admission.limitranger.LimitRanger;
+import io.cybernetes.admission.namespacelifecycle.NamespaceLifecycle;
+import io.cybernetes.admission.podsecurity.PodSecurity;
+import io.cybernetes.admission.resourcequota.ResourceQuotaAdmission;
+import io.cybernetes.admission.serviceaccount.ServiceAccountAdmission;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** The registry of built-in plugins: each name to the factory that makes it. */
+final class AdmissionPlugins {
+
+    private static final Map<String, Function<PluginContext, AdmissionPlugin>> FACTORIES = new LinkedHashMap<>();
+
+    static {
+        FACTORIES.put(NamespaceLifecycle.NAME, ctx -> new NamespaceLifecycle(ctx.cluster()));
+        FACTORIES.put(LimitRanger.NAME, ctx -> new LimitRanger(ctx.cluster()));
+        FACTORIES.put(ServiceAccountAdmission.NAME, ctx -> new ServiceAccountAdmission(ctx.cluster()));
+        FACTORIES.put(DefaultTolerationSeconds.NAME, ctx -> new DefaultTolerationSeconds(300));
+        FACTORIES.put(PodSecurity.NAME, ctx -> new PodSecurity(ctx.cluster()));
+        FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
+    }
+
+    private AdmissionPlugins() {
+    }
+
+    /** The named plugins in order; an unknown name stops the start with the names there are. */
+    static List<AdmissionPlugin> make(List<String> names, PluginContext ctx) {
+        List<AdmissionPlugin> out = new ArrayList<>();
+        for (String name : names) {
+            Function<PluginContext, AdmissionPlugin> f = FACTORIES.get(name);
+            if (f == null) {
+                throw new IllegalArgumentException("unknown admission plugin \"" + name + "\" in cybernetes.admission.plugins;"
+                        + " known: " + FACTORIES.keySet());
+            }
+            out.add(f.apply(ctx));
+        }
+        return out;
+    }
+}
