@@ -42,8 +42,16 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void admissionUsesOnlyTheApiModule() {
+        noClasses().that().resideInAPackage("io.cybernetes.admission..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
-        for (String module : new String[] {"store", "apiserver", "auth"}) {
+        for (String module : new String[] {"store", "apiserver", "auth", "admission"}) {
             noClasses().that().resideOutsideOfPackage("io.cybernetes." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("io.cybernetes." + module + ".internal..")
                     .check(CLASSES);

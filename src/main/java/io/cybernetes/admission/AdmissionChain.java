@@ -67,10 +67,11 @@ public final class AdmissionChain implements MutatingAdmissionPlugin, Validating
         releaseBefore(plugins.size(), a);
     }
 
+    /** Every reserving plugin hears of a removal, whether or not it looks at deletes. */
     @Override
     public void removed(Attributes a) {
         for (AdmissionPlugin p : plugins) {
-            if (p instanceof Reserving r && p.handles(a)) {
+            if (p instanceof Reserving r) {
                 r.removed(a);
             }
         }
