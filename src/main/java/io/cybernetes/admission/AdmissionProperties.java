@@ -13,5 +13,5 @@ import java.util.List;
 @ConfigurationProperties("cybernetes.admission")
 public record AdmissionProperties(
         @DefaultValue({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "PodSecurity",
-                "ResourceQuota"}) List<String> plugins) {
+                "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"}) List<String> plugins) {
 }

@@ -62,6 +62,11 @@ public final class ApiException extends RuntimeException {
         return d;
     }
 
+    /** A Status with the code and reason given, for answers relayed from elsewhere (an admission webhook). */
+    public static ApiException of(int code, String reason, String message) {
+        return new ApiException(code, reason, message, null, null);
+    }
+
     public static ApiException badRequest(String message) {
         return new ApiException(400, "BadRequest", message, null, null);
     }

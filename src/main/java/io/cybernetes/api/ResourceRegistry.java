@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
@@ -42,6 +44,7 @@ public final class ResourceRegistry {
 
     private static final String RBAC = "rbac.authorization.k8s.io";
     private static final String AUTHORIZATION = "authorization.k8s.io";
+    private static final String ADMISSION = "admissionregistration.k8s.io";
     private static final String AUTHENTICATION = "authentication.k8s.io";
 
     private final List<ResourceType> types;
@@ -77,6 +80,10 @@ public final class ResourceRegistry {
                 RoleBinding.class));
         t.add(type(RBAC, "ClusterRoleBinding", "clusterrolebindings", false, List.of(), List.of(), Set.of(),
                 NameRule.PATH_SEGMENT, ClusterRoleBinding.class));
+        t.add(type(ADMISSION, "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false, List.of(), List.of(),
+                Set.of(), NameRule.DNS1123_SUBDOMAIN, MutatingWebhookConfiguration.class));
+        t.add(type(ADMISSION, "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false, List.of(),
+                List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ValidatingWebhookConfiguration.class));
         t.add(review(AUTHORIZATION, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, SelfSubjectAccessReview.class));
         t.add(review(AUTHORIZATION, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, SelfSubjectRulesReview.class));
         t.add(review(AUTHORIZATION, "SubjectAccessReview", "subjectaccessreviews", false, SubjectAccessReview.class));

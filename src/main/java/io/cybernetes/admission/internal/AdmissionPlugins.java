@@ -8,6 +8,8 @@ import io.cybernetes.admission.namespacelifecycle.NamespaceLifecycle;
 import io.cybernetes.admission.podsecurity.PodSecurity;
 import io.cybernetes.admission.resourcequota.ResourceQuotaAdmission;
 import io.cybernetes.admission.serviceaccount.ServiceAccountAdmission;
+import io.cybernetes.admission.webhook.MutatingAdmissionWebhook;
+import io.cybernetes.admission.webhook.ValidatingAdmissionWebhook;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +29,8 @@ final class AdmissionPlugins {
         FACTORIES.put(DefaultTolerationSeconds.NAME, ctx -> new DefaultTolerationSeconds(300));
         FACTORIES.put(PodSecurity.NAME, ctx -> new PodSecurity(ctx.cluster()));
         FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
+        FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster()));
+        FACTORIES.put(ValidatingAdmissionWebhook.NAME, ctx -> new ValidatingAdmissionWebhook(ctx.cluster()));
     }
 
     private AdmissionPlugins() {

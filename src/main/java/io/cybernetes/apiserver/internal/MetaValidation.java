@@ -123,6 +123,19 @@ final class MetaValidation {
         return ApiException.cause(field, "FieldValueRequired", "Required value");
     }
 
+    static StatusCause required(String field, String detail) {
+        return ApiException.cause(field, "FieldValueRequired", "Required value: " + detail);
+    }
+
+    static StatusCause duplicate(String field, String value) {
+        return ApiException.cause(field, "FieldValueDuplicate", "Duplicate value: \"" + value + "\"");
+    }
+
+    static StatusCause notSupported(String field, String value, String supported) {
+        return ApiException.cause(field, "FieldValueNotSupported", "Unsupported value: \"" + value
+                + "\": supported values: " + supported);
+    }
+
     static StatusCause immutable(String field) {
         return ApiException.cause(field, "FieldValueInvalid", "Invalid value: field is immutable");
     }

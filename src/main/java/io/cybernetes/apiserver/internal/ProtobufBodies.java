@@ -40,7 +40,8 @@ final class ProtobufBodies {
     private static final Map<String, String> OUTER = Map.of(
             "", "V1", "apps", "V1Apps", "autoscaling", "V1Autoscaling", "rbac.authorization.k8s.io", "V1Rbac",
             "authorization.k8s.io", "V1Authorization", "authentication.k8s.io", "V1Authentication",
-            "scheduling.k8s.io", "V1Scheduling", "batch", "V1Batch", "policy", "V1Policy");
+            "scheduling.k8s.io", "V1Scheduling", "batch", "V1Batch", "policy", "V1Policy",
+            "admissionregistration.k8s.io", "V1Admissionregistration");
     private static final Map<String, Method> PARSERS = new ConcurrentHashMap<>();
 
     private ProtobufBodies() {

@@ -7,16 +7,18 @@ import java.util.Map;
 /** The strategy of each kind; kinds without one get {@link KindStrategy#DEFAULT}. */
 final class Strategies {
 
-    private static final Map<String, KindStrategy> BY_KIND = Map.of(
-            "Pod", new PodStrategy(),
-            "Deployment", new WorkloadStrategy(true),
-            "ReplicaSet", new WorkloadStrategy(false),
-            "Namespace", new NamespaceStrategy(),
-            "Secret", new SecretStrategy(),
-            "Role", new RbacStrategy(false, false),
-            "ClusterRole", new RbacStrategy(false, true),
-            "RoleBinding", new RbacStrategy(true, false),
-            "ClusterRoleBinding", new RbacStrategy(true, true));
+    private static final Map<String, KindStrategy> BY_KIND = Map.ofEntries(
+            Map.entry("Pod", new PodStrategy()),
+            Map.entry("Deployment", new WorkloadStrategy(true)),
+            Map.entry("ReplicaSet", new WorkloadStrategy(false)),
+            Map.entry("Namespace", new NamespaceStrategy()),
+            Map.entry("Secret", new SecretStrategy()),
+            Map.entry("Role", new RbacStrategy(false, false)),
+            Map.entry("ClusterRole", new RbacStrategy(false, true)),
+            Map.entry("RoleBinding", new RbacStrategy(true, false)),
+            Map.entry("ClusterRoleBinding", new RbacStrategy(true, true)),
+            Map.entry("MutatingWebhookConfiguration", new WebhookConfigurationStrategy()),
+            Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()));
 
     private Strategies() {
     }

@@ -1,0 +1,256 @@
+package io.cybernetes.apiserver;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import io.cybernetes.api.Json;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Admission webhooks against a real HTTPS webhook server this test starts, trusted
+ * through the configuration's caBundle: a mutating patch, a denial, both failure
+ * policies for a webhook that is down, a timeout, a malformed answer, and dry runs.
+ * Every configuration selects only this test's namespace and is removed after each test.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WebhookApiTest extends ApiTestSupport {
+
+    static final String NS = "webhooked";
+    static final String ADMISSION = "/apis/admissionregistration.k8s.io/v1/";
+
+    HttpsServer server;
+    String caBundle;
+    final AtomicReference<JsonNode> lastReview = new AtomicReference<>();
+
+    @BeforeAll
+    void webhookServer() throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        KeyPair caKeys = g.generateKeyPair();
+        X500Name caName = new X500Name("CN=webhook-ca");
+        X509Certificate ca = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(caName,
+                BigInteger.ONE, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                caName, caKeys.getPublic()).addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
+                .build(new JcaContentSignerBuilder("SHA256withRSA").build(caKeys.getPrivate())));
+        KeyPair serverKeys = g.generateKeyPair();
+        X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(caName,
+                BigInteger.TWO, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                new X500Name("CN=webhook"), serverKeys.getPublic())
+                .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(
+                        GeneralName.iPAddress, "127.0.0.1")))
+                .build(new JcaContentSignerBuilder("SHA256withRSA").build(caKeys.getPrivate())));
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry("webhook", serverKeys.getPrivate(), new char[0], new Certificate[] {cert, ca});
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, new char[0]);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(kmf.getKeyManagers(), null, null);
+        server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setHttpsConfigurator(new HttpsConfigurator(ssl));
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.createContext("/mutate", ex -> answer(ex, review -> {
+            ObjectNode r = allow(review);
+            String patch = "[{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{\"mutated-by\":\"webhook\"}}]";
+            r.put("patchType", "JSONPatch");
+            r.put("patch", Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
+            return r;
+        }));
+        server.createContext("/deny", ex -> answer(ex, review -> {
+            ObjectNode r = allow(review);
+            if (review.path("request").path("name").asString("").startsWith("forbidden")) {
+                r.put("allowed", false);
+                ObjectNode status = r.putObject("status");
+                status.put("code", 403);
+                status.put("message", "names starting with forbidden are not allowed here");
+            }
+            return r;
+        }));
+        server.createContext("/slow", ex -> answer(ex, review -> {
+            try {
+                Thread.sleep(3000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return allow(review);
+        }));
+        server.createContext("/garbage", ex -> {
+            byte[] b = "this is not an AdmissionReview".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        server.start();
+        caBundle = Base64.getEncoder().encodeToString(("-----BEGIN CERTIFICATE-----\n"
+                + Base64.getMimeEncoder().encodeToString(ca.getEncoded()) + "\n-----END CERTIFICATE-----\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        assertThat(post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
+                + NS + "\",\"labels\":{\"webhooks\":\"on\"}}}").code()).isIn(201, 409);
+    }
+
+    private ObjectNode allow(JsonNode review) {
+        lastReview.set(review);
+        ObjectNode r = Json.object();
+        r.put("uid", review.path("request").path("uid").asString());
+        r.put("allowed", true);
+        return r;
+    }
+
+    private static void answer(HttpExchange ex, java.util.function.Function<JsonNode, ObjectNode> handler)
+            throws IOException {
+        JsonNode review = Json.MAPPER.readTree(ex.getRequestBody().readAllBytes());
+        ObjectNode out = Json.object();
+        out.put("apiVersion", "admission.k8s.io/v1");
+        out.put("kind", "AdmissionReview");
+        out.set("response", handler.apply(review));
+        byte[] b = Json.MAPPER.writeValueAsBytes(out);
+        ex.getResponseHeaders().add("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, b.length);
+        ex.getResponseBody().write(b);
+        ex.close();
+    }
+
+    @AfterAll
+    void stop() {
+        server.stop(0);
+    }
+
+    @AfterEach
+    void removeConfigurations() {
+        for (String kind : new String[] {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}) {
+            for (JsonNode item : get(ADMISSION + kind).json().path("items")) {
+                delete(ADMISSION + kind + "/" + item.path("metadata").path("name").asString());
+            }
+        }
+    }
+
+    private String hook(String path) {
+        return "https://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    private void configure(String kind, String name, String url, String extra) {
+        String k = kind.equals("mutating") ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration";
+        Response r = post(ADMISSION + kind + "webhookconfigurations", "{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
+                + "\"kind\":\"" + k + "\",\"metadata\":{\"name\":\"" + name + "\"},\"webhooks\":[{\"name\":\"" + name
+                + ".example.test\",\"clientConfig\":{\"url\":\"" + url + "\",\"caBundle\":\"" + caBundle + "\"},"
+                + "\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],"
+                + "\"resources\":[\"configmaps\"]}],\"namespaceSelector\":{\"matchLabels\":{\"webhooks\":\"on\"}},"
+                + "\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"]" + extra + "}]}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+    }
+
+    private Response configMap(String name, String query) {
+        return post("/api/v1/namespaces/" + NS + "/configmaps" + query, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+                + "\"metadata\":{\"name\":\"" + name + "\"}}");
+    }
+
+    @Test
+    void aMutatingWebhooksPatchIsAppliedAndItSeesWhoAsked() {
+        configure("mutating", "annotate", hook("/mutate"), "");
+        eventually(() -> assertThat(configMap("m-" + System.nanoTime(), "?dryRun=All").json().path("metadata")
+                .path("annotations").path("mutated-by").asString("")).isEqualTo("webhook"));
+        Response r = configMap("mutated", "");
+        assertThat(r.code()).isEqualTo(201);
+        assertThat(r.json().path("metadata").path("annotations").path("mutated-by").asString()).isEqualTo("webhook");
+        JsonNode request = lastReview.get().path("request");
+        assertThat(request.path("operation").asString()).isEqualTo("CREATE");
+        assertThat(request.path("userInfo").path("username").asString()).isEqualTo("admin");
+        assertThat(request.path("resource").path("resource").asString()).isEqualTo("configmaps");
+        assertThat(request.path("dryRun").asBoolean()).isFalse();
+        // only the selected namespace goes to the webhook
+        Response elsewhere = post("/api/v1/namespaces/default/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"not-mutated-" + System.nanoTime() + "\"}}");
+        assertThat(elsewhere.json().path("metadata").has("annotations")).isFalse();
+    }
+
+    @Test
+    void aValidatingWebhooksDenialIsTheAnswerAndNothingIsStored() {
+        configure("validating", "deny", hook("/deny"), "");
+        eventually(() -> assertThat(configMap("forbidden-x", "?dryRun=All").code()).isEqualTo(403));
+        Response r = configMap("forbidden-1", "");
+        assertThat(r.code()).isEqualTo(403);
+        assertThat(r.text("message")).isEqualTo("admission webhook \"deny.example.test\" denied the request: names"
+                + " starting with forbidden are not allowed here");
+        assertThat(get("/api/v1/namespaces/" + NS + "/configmaps/forbidden-1").code()).isEqualTo(404);
+        assertThat(configMap("allowed-1", "").code()).isEqualTo(201);
+        assertThat(lastReview.get().path("request").path("dryRun").asBoolean()).isFalse();
+        assertThat(configMap("allowed-2", "?dryRun=All").code()).isEqualTo(201);
+        assertThat(lastReview.get().path("request").path("dryRun").asBoolean()).as("side-effect-free webhooks hear of"
+                + " dry runs").isTrue();
+    }
+
+    @Test
+    void aWebhookThatIsDownFailsTheWriteUnlessItsPolicyIsIgnore() {
+        configure("validating", "down", "https://127.0.0.1:1/", "");
+        eventually(() -> assertThat(configMap("d-" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(500));
+        Response r = configMap("down-1", "");
+        assertThat(r.code()).isEqualTo(500);
+        assertThat(r.text("message")).startsWith("Internal error occurred: failed calling webhook \"down.example.test\":"
+                + " failed to call webhook: Post \"https://127.0.0.1:1/\"");
+        removeConfigurations();
+        configure("validating", "down", "https://127.0.0.1:1/", ",\"failurePolicy\":\"Ignore\"");
+        eventually(() -> assertThat(configMap("i-" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(201));
+    }
+
+    @Test
+    void aSlowWebhookTimesOutAndAMalformedAnswerFails() {
+        configure("validating", "slow", hook("/slow"), ",\"timeoutSeconds\":1");
+        eventually(() -> {
+            Response r = configMap("s-" + System.nanoTime(), "?dryRun=All");
+            assertThat(r.code()).isEqualTo(500);
+            assertThat(r.text("message")).contains("failed calling webhook \"slow.example.test\"",
+                    "context deadline exceeded");
+        });
+        removeConfigurations();
+        configure("mutating", "garbage", hook("/garbage"), "");
+        eventually(() -> {
+            Response r = configMap("g-" + System.nanoTime(), "?dryRun=All");
+            assertThat(r.code()).isEqualTo(500);
+            assertThat(r.text("message")).contains("failed calling webhook \"garbage.example.test\"",
+                    "received invalid webhook response");
+        });
+    }
+
+    @Test
+    void aWebhookConfigurationIsValidated() {
+        Response r = post(ADMISSION + "validatingwebhookconfigurations", "{\"apiVersion\":"
+                + "\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":"
+                + "\"bad\"},\"webhooks\":[{\"name\":\"short\",\"clientConfig\":{},\"admissionReviewVersions\":[\"v1\"],"
+                + "\"timeoutSeconds\":60}]}");
+        assertThat(r.code()).isEqualTo(422);
+        assertThat(r.text("message")).contains("webhooks[0].name", "webhooks[0].clientConfig", "webhooks[0].sideEffects",
+                "webhooks[0].timeoutSeconds");
+    }
+}
