@@ -77,7 +77,13 @@ class DiscoveryApiTest extends ApiTestSupport {
         assertThat(patchOp.at("/x-kubernetes-group-version-kind/kind").asString()).isEqualTo("Deployment");
         String ref = patchOp.at("/responses/200/content/application~1json/schema/$ref").asString();
         JsonNode schema = doc.at("/components/schemas/" + ref.substring(ref.lastIndexOf('/') + 1));
-        assertThat(schema.at("/properties/spec/$ref").asString()).isNotEmpty();
+        assertThat(schema.at("/description").asString()).startsWith("Keeps a number of identical pods running");
+        assertThat(schema.at("/properties/spec/description").asString()).isEqualTo("The desired pods and how to roll out"
+                + " changes.");
+        String specRef = schema.at("/properties/spec/allOf/0/$ref").asString();
+        JsonNode spec = doc.at("/components/schemas/" + specRef.substring(specRef.lastIndexOf('/') + 1));
+        assertThat(spec.at("/required").toString()).isEqualTo("[\"selector\",\"template\"]");
+        assertThat(spec.at("/properties/replicas/minimum").asInt(-1)).isZero();
         assertThat(get("/openapi/v2").code()).isEqualTo(404);
         assertThat(get(index.at("/paths/api~1v1/serverRelativeURL").asString()).code()).isEqualTo(200);
     }

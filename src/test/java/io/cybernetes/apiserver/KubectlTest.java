@@ -280,6 +280,15 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
+    void explainShowsThePublishedDescriptions() {
+        Run r = kubectl("explain", "deployment.spec.replicas");
+        assertThat(r.exit()).as(r.all()).isZero();
+        assertThat(r.out()).contains("How many pods to run. Defaults to 1.");
+        Run pod = kubectl("explain", "pods.spec.restartPolicy");
+        assertThat(pod.out()).contains("Whether containers are restarted when they exit");
+    }
+
+    @Test
     void createRefusesInvalidObjectsWithTheServersMessage() throws IOException {
         Path bad = file("bad.yaml", """
                 apiVersion: v1

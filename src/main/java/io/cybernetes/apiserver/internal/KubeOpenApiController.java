@@ -146,7 +146,14 @@ class KubeOpenApiController {
         String name = s.typeName();
         if (!components.has(name)) {
             ObjectNode o = components.putObject(name);
+            Schema.Rules own = schemas.typeRules(name);
+            if (own.description() != null) {
+                o.put("description", own.description());
+            }
             o.put("type", "object");
+            if (!own.required().isEmpty()) {
+                own.required().forEach(o.putArray("required")::add);
+            }
             ObjectNode props = o.putObject("properties");
             s.properties().forEach((field, child) -> props.set(field, inline(child, components)));
         }
@@ -155,8 +162,16 @@ class KubeOpenApiController {
 
     private ObjectNode inline(Schema s, ObjectNode components) {
         ObjectNode o = Json.object();
+        Schema.Rules r = s.rules();
         switch (s.type()) {
-            case OBJECT -> o.put("$ref", "#/components/schemas/" + schemaRef(s, components));
+            case OBJECT -> {
+                // a described reference is wrapped, as Kubernetes' own documents do, so both show
+                ObjectNode ref = Json.object().put("$ref", "#/components/schemas/" + schemaRef(s, components));
+                if (r.description() == null) {
+                    return ref;
+                }
+                o.putArray("allOf").add(ref);
+            }
             case MAP -> {
                 o.put("type", "object");
                 o.set("additionalProperties", inline(s.items(), components));
@@ -181,6 +196,24 @@ class KubeOpenApiController {
                 o.put("type", "object");
                 o.put("x-kubernetes-preserve-unknown-fields", true);
             }
+        }
+        if (r.description() != null) {
+            o.put("description", r.description());
+        }
+        if (r.minimum() != null) {
+            o.put("minimum", r.minimum());
+        }
+        if (r.maximum() != null) {
+            o.put("maximum", r.maximum());
+        }
+        if (!r.enumValues().isEmpty()) {
+            r.enumValues().forEach(o.putArray("enum")::add);
+        }
+        if (r.format() != null) {
+            o.put("format", r.format());
+        }
+        if (r.minItems() != null) {
+            o.put("minItems", r.minItems());
         }
         return o;
     }

@@ -67,11 +67,6 @@ final class PodSpecs {
         if (init != null && init.isArray()) {
             validateContainers(init, path + ".initContainers", causes);
         }
-        String restart = spec.path("restartPolicy").asString("Always");
-        if (!Set.of("Always", "OnFailure", "Never").contains(restart)) {
-            causes.add(MetaValidation.invalid(path + ".restartPolicy", restart,
-                    "supported values: \"Always\", \"OnFailure\", \"Never\""));
-        }
     }
 
     private static void validateContainers(JsonNode containers, String path, List<StatusCause> causes) {

@@ -146,9 +146,10 @@ final class ResourceService {
         ObjectNode meta = (ObjectNode) body.get("metadata");
         MetaValidation.validateName(Json.text(meta, "name"), type.nameRule(), "metadata.name", causes);
         MetaValidation.validateMeta(meta, causes);
+        SchemaValidator.validate(body, schemas.of(type), "", causes);
         strategy.validate(body, causes);
         if (!causes.isEmpty()) {
-            throw ApiException.invalid(type, Json.text(meta, "name"), causes);
+            throw ApiException.invalid(type, Json.text(meta, "name"), distinct(causes));
         }
     }
 
@@ -272,6 +273,7 @@ final class ResourceService {
         KindStrategy strategy = Strategies.of(type);
         strategy.prepareForUpdate(updated, old);
         MetaValidation.validateMeta(meta, causes);
+        SchemaValidator.validate(updated, schemas.of(type), "", causes);
         strategy.validateUpdate(updated, old, subresource, causes);
         if (Json.text(oldMeta, "deletionTimestamp") != null) {
             List<String> oldF = strings(oldMeta.get("finalizers"));
@@ -284,11 +286,20 @@ final class ResourceService {
             }
         }
         if (!causes.isEmpty()) {
-            throw ApiException.invalid(type, Json.text(oldMeta, "name"), causes);
+            throw ApiException.invalid(type, Json.text(oldMeta, "name"), distinct(causes));
         }
         if (strategy.tracksGeneration() && !specOf(old).equals(specOf(updated))) {
             meta.put("generation", oldMeta.path("generation").asLong(1) + 1);
         }
+    }
+
+    /** One cause per field and reason: the schema and a kind's own checks may both notice the same thing. */
+    private static List<StatusCause> distinct(List<StatusCause> causes) {
+        java.util.Map<String, StatusCause> byField = new java.util.LinkedHashMap<>();
+        for (StatusCause c : causes) {
+            byField.putIfAbsent(c.getField() + "|" + c.getReason(), c);
+        }
+        return List.copyOf(byField.values());
     }
 
     private static JsonNode specOf(ObjectNode obj) {

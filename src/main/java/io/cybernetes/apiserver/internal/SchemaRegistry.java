@@ -17,11 +17,22 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Schemas of the served kinds, derived once from the fabric8 model classes (which are
- * generated from Kubernetes' own OpenAPI, field for field).
+ * generated from Kubernetes' own OpenAPI, field for field), with the descriptions and
+ * rules of {@link SchemaOverlay} laid over them.
  */
 final class SchemaRegistry {
 
     private final Map<Class<?>, Schema> byClass = new ConcurrentHashMap<>();
+    private final SchemaOverlay overlay = new SchemaOverlay("schema/overlay.yaml");
+
+    /** A type's own description and required properties, by type name (for publishing the type once). */
+    Schema.Rules typeRules(String typeName) {
+        try {
+            return overlay.typeRules(Class.forName(typeName).getSimpleName());
+        } catch (ClassNotFoundException e) {
+            return Schema.Rules.NONE;
+        }
+    }
 
     Schema of(ResourceType type) {
         return schemaOf(type.modelClass());
@@ -34,7 +45,8 @@ final class SchemaRegistry {
         }
         // Recursive types (JSONSchemaProps and the like) meet themselves: a placeholder breaks the cycle.
         Map<String, Schema> props = new LinkedHashMap<>();
-        Schema placeholder = new Schema(Schema.Type.OBJECT, cls.getName(), props, null);
+        String simple = cls.getSimpleName();
+        Schema placeholder = new Schema(Schema.Type.OBJECT, cls.getName(), props, null, overlay.typeRules(simple));
         byClass.put(cls, placeholder);
         Map<String, Schema> found = new HashMap<>();
         for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
@@ -47,7 +59,9 @@ final class SchemaRegistry {
                     continue;
                 }
                 String name = jp.value().isEmpty() ? f.getName() : jp.value();
-                found.putIfAbsent(name, of(f.getGenericType()));
+                Schema.Rules rules = overlay.fieldRules(simple, name);
+                Schema child = of(f.getGenericType());
+                found.putIfAbsent(name, rules.isEmpty() ? child : child.withRules(atUse(child.rules(), rules)));
             }
         }
         if (found.isEmpty()) {
@@ -57,6 +71,12 @@ final class SchemaRegistry {
         }
         found.keySet().stream().sorted().forEach(k -> props.put(k, found.get(k)));
         return placeholder;
+    }
+
+    /** A field's rules where it is used: its own, on top of its type's description and required properties. */
+    private static Schema.Rules atUse(Schema.Rules type, Schema.Rules field) {
+        return new Schema.Rules(field.description() != null ? field.description() : type.description(),
+                type.required(), field.minimum(), field.maximum(), field.enumValues(), field.format(), field.minItems());
     }
 
     private Schema of(Type t) {

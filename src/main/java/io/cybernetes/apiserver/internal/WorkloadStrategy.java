@@ -57,16 +57,12 @@ final class WorkloadStrategy implements KindStrategy {
             causes.add(MetaValidation.required("spec"));
             return;
         }
-        JsonNode replicas = spec.get("replicas");
-        if (replicas != null && replicas.asLong(0) < 0) {
-            causes.add(MetaValidation.invalid("spec.replicas", replicas.asString(),
-                    "must be greater than or equal to 0"));
-        }
+        // required fields, bounds and enums are the schema's; what is left here relates fields to each other
         JsonNode selector = spec.get("selector");
         if (selector == null || !selector.isObject()
                 || (selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty())) {
             causes.add(MetaValidation.required("spec.selector"));
-        } else {
+        } else if (spec.has("template")) {
             JsonNode labels = spec.path("template").path("metadata").path("labels");
             for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
                 if (!e.getValue().equals(labels.get(e.getKey()))) {
@@ -76,7 +72,9 @@ final class WorkloadStrategy implements KindStrategy {
                 }
             }
         }
-        PodSpecs.validate(spec.path("template").get("spec"), "spec.template.spec", causes);
+        if (spec.has("template")) {
+            PodSpecs.validate(spec.path("template").get("spec"), "spec.template.spec", causes);
+        }
     }
 
     @Override
