@@ -8,6 +8,10 @@ package io.cybernetes.auth;
  */
 public interface Authorizer {
 
+    /** Request attributes where the authorization step leaves its decision ("allow" or "forbid") and reason, for audit. */
+    String DECISION_REQUEST_ATTRIBUTE = Authorizer.class.getName() + ".decision";
+    String REASON_REQUEST_ATTRIBUTE = Authorizer.class.getName() + ".reason";
+
     Decision authorize(RequestAttributes attributes);
 
     /** An authorizer's answer with the reason people see in a 403 or an access review. */

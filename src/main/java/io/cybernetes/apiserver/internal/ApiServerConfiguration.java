@@ -5,6 +5,10 @@ import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.auth.RuleResolver;
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.apiserver.AuditProperties;
+import io.cybernetes.auth.AuthProperties;
+import io.cybernetes.auth.RequestAttributesResolver;
+import java.nio.file.Path;
 import io.cybernetes.store.Store;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -14,7 +18,7 @@ import org.springframework.core.Ordered;
 
 /** Wires the API server's beans. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ApiServerProperties.class)
+@EnableConfigurationProperties({ApiServerProperties.class, AuditProperties.class})
 class ApiServerConfiguration {
 
     @Bean
@@ -31,6 +35,23 @@ class ApiServerConfiguration {
     FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props) {
         FilterRegistrationBean<MaxInFlightFilter> reg = new FilterRegistrationBean<>(new MaxInFlightFilter(props));
         reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+        return reg;
+    }
+
+    @Bean(destroyMethod = "close")
+    AuditLog auditLog(AuditProperties audit, AuthProperties auth) {
+        Path path = audit.path() != null ? audit.path() : auth.dataDir().resolve("audit.log");
+        return new AuditLog(path, audit.maxSize().toBytes(), audit.maxBackups());
+    }
+
+    /** Before authentication and the in-flight limit, so refused and throttled requests are recorded too. */
+    @Bean
+    FilterRegistrationBean<AuditFilter> auditFilter(AuditProperties audit, AuditLog log,
+                                                    RequestAttributesResolver resolver) {
+        FilterRegistrationBean<AuditFilter> reg = new FilterRegistrationBean<>(new AuditFilter(
+                AuditPolicy.load(audit.policyFile()), log, resolver));
+        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        reg.setEnabled(audit.enabled());
         return reg;
     }
 

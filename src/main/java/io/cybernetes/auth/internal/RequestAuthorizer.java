@@ -37,6 +37,8 @@ final class RequestAuthorizer implements AuthorizationManager<RequestAuthorizati
         }
         RequestAttributes attrs = resolver.resolve(context.getRequest(), ua.getPrincipal());
         Authorizer.Decision d = authorizer.authorize(attrs);
+        context.getRequest().setAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE, d.allowed() ? "allow" : "forbid");
+        context.getRequest().setAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE, d.reason());
         return d.allowed() ? new AuthorizationDecision(true) : new Forbidden(forbidden(attrs, d.reason()));
     }
 
