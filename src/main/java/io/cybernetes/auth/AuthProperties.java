@@ -18,6 +18,8 @@ import java.util.List;
  * @param anonymous      map requests without credentials to {@code system:anonymous} instead of answering 401
  * @param serviceAccount how ServiceAccount tokens are issued and checked
  * @param oidc           an OpenID Connect issuer whose ID tokens authenticate users (off when issuerUrl is empty)
+ * @param authorizationMode {@code RBAC} (Node and RBAC authorizers) or {@code AlwaysAllow} (every authenticated
+ *                       request is allowed: for benchmarks and single-user experiments only)
  */
 @ConfigurationProperties("cybernetes.auth")
 public record AuthProperties(
@@ -28,7 +30,10 @@ public record AuthProperties(
         @DefaultValue("config/tokens.csv") Path tokenFile,
         @DefaultValue("false") boolean anonymous,
         @DefaultValue ServiceAccountSettings serviceAccount,
-        @DefaultValue Oidc oidc) {
+        @DefaultValue Oidc oidc,
+        @DefaultValue("RBAC") AuthorizationMode authorizationMode) {
+
+    public enum AuthorizationMode { RBAC, AlwaysAllow }
 
     /**
      * @param issuer        the {@code iss} of issued tokens

@@ -36,8 +36,8 @@ class AuthConfiguration {
     }
 
     @Bean
-    AuthorizerChain authorizerChain(ClusterPolicy policy) {
-        return new AuthorizerChain(policy);
+    AuthorizerChain authorizerChain(ClusterPolicy policy, AuthProperties props) {
+        return new AuthorizerChain(policy, props.authorizationMode() == AuthProperties.AuthorizationMode.AlwaysAllow);
     }
 
     @Bean

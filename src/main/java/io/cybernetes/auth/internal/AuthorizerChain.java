@@ -30,8 +30,10 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
     private final PolicyIndex index;
     private final RbacAuthorizer rbac;
     private final List<Authorizer> chain;
+    private final boolean alwaysAllow;
 
-    AuthorizerChain(ClusterPolicy policy) {
+    AuthorizerChain(ClusterPolicy policy, boolean alwaysAllow) {
+        this.alwaysAllow = alwaysAllow;
         this.index = policy.rbac();
         this.rbac = new RbacAuthorizer(index);
         this.chain = List.of(new NodeAuthorizer(policy.nodes()), rbac);
@@ -39,7 +41,7 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
 
     @Override
     public Decision authorize(RequestAttributes a) {
-        if (a.user().inGroup(UserInfo.MASTERS)) {
+        if (alwaysAllow || a.user().inGroup(UserInfo.MASTERS)) {
             return Decision.allow("");
         }
         List<String> reasons = new ArrayList<>();
