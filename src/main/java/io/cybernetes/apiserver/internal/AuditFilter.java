@@ -11,14 +11,16 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingRequestWrapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.core.JsonGenerator;
 
 import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Records every request, allowed or not, as an audit.k8s.io/v1 Event line: who (user,
@@ -47,7 +49,7 @@ final class AuditFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         Instant received = Instant.now();
-        String auditId = UUID.randomUUID().toString();
+        String auditId = newAuditId();
         response.setHeader("Audit-Id", auditId);
         boolean hasBody = switch (request.getMethod()) {
             case "POST", "PUT", "PATCH" -> true;
@@ -68,70 +70,110 @@ final class AuditFilter extends OncePerRequestFilter {
         if (level == AuditPolicy.Level.NONE) {
             return;
         }
-        ObjectNode e = Json.object();
-        e.put("kind", "Event");
-        e.put("apiVersion", "audit.k8s.io/v1");
-        e.put("level", level == AuditPolicy.Level.REQUEST ? "Request" : "Metadata");
-        e.put("auditID", auditId);
-        e.put("stage", request.isAsyncStarted() ? "ResponseStarted" : "ResponseComplete");
-        String query = request.getQueryString();
-        e.put("requestURI", request.getRequestURI() + (query == null ? "" : "?" + query));
-        e.put("verb", a.verb());
-        ObjectNode u = e.putObject("user");
-        if (user != null) {
-            u.put("username", user.name());
-            if (!user.uid().isEmpty()) {
-                u.put("uid", user.uid());
-            }
-            ArrayNode groups = u.putArray("groups");
-            user.groups().forEach(groups::add);
-        }
-        e.putArray("sourceIPs").add(request.getRemoteAddr());
-        if (request.getHeader("User-Agent") != null) {
-            e.put("userAgent", request.getHeader("User-Agent"));
-        }
-        if (a.resourceRequest()) {
-            ObjectNode ref = e.putObject("objectRef");
-            ref.put("resource", a.resource());
-            if (!a.namespace().isEmpty()) {
-                ref.put("namespace", a.namespace());
-            }
-            if (!a.name().isEmpty()) {
-                ref.put("name", a.name());
-            }
-            ref.put("apiGroup", a.apiGroup());
-            ref.put("apiVersion", a.apiVersion());
-            if (!a.subresource().isEmpty()) {
-                ref.put("subresource", a.subresource());
-            }
-        }
-        ObjectNode status = e.putObject("responseStatus");
-        status.putObject("metadata");
         int code = response.getStatus();
-        status.put("code", code);
-        if (code >= 400) {
-            status.put("status", "Failure");
-        }
-        if (level == AuditPolicy.Level.REQUEST && request instanceof ContentCachingRequestWrapper cached) {
-            byte[] body = cached.getContentAsByteArray();
-            String type = request.getContentType();
-            if (body.length > 0 && (type == null || type.contains("json"))) {
-                try {
-                    e.set("requestObject", Json.MAPPER.readTree(body));
-                } catch (RuntimeException notJson) {
-                    // a body that is not JSON was refused anyway; the metadata says so
+        StringWriter out = new StringWriter(512);
+        try (JsonGenerator g = Json.MAPPER.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringProperty("kind", "Event");
+            g.writeStringProperty("apiVersion", "audit.k8s.io/v1");
+            g.writeStringProperty("level", level == AuditPolicy.Level.REQUEST ? "Request" : "Metadata");
+            g.writeStringProperty("auditID", auditId);
+            g.writeStringProperty("stage", request.isAsyncStarted() ? "ResponseStarted" : "ResponseComplete");
+            String query = request.getQueryString();
+            g.writeStringProperty("requestURI", request.getRequestURI() + (query == null ? "" : "?" + query));
+            g.writeStringProperty("verb", a.verb());
+            g.writeObjectPropertyStart("user");
+            if (user != null) {
+                g.writeStringProperty("username", user.name());
+                if (!user.uid().isEmpty()) {
+                    g.writeStringProperty("uid", user.uid());
                 }
+                g.writeArrayPropertyStart("groups");
+                for (String group : user.groups()) {
+                    g.writeString(group);
+                }
+                g.writeEndArray();
+            }
+            g.writeEndObject();
+            g.writeArrayPropertyStart("sourceIPs");
+            g.writeString(request.getRemoteAddr());
+            g.writeEndArray();
+            String agent = request.getHeader("User-Agent");
+            if (agent != null) {
+                g.writeStringProperty("userAgent", agent);
+            }
+            if (a.resourceRequest()) {
+                g.writeObjectPropertyStart("objectRef");
+                g.writeStringProperty("resource", a.resource());
+                optional(g, "namespace", a.namespace());
+                optional(g, "name", a.name());
+                g.writeStringProperty("apiGroup", a.apiGroup());
+                g.writeStringProperty("apiVersion", a.apiVersion());
+                optional(g, "subresource", a.subresource());
+                g.writeEndObject();
+            }
+            g.writeObjectPropertyStart("responseStatus");
+            g.writeObjectPropertyStart("metadata");
+            g.writeEndObject();
+            g.writeNumberProperty("code", code);
+            if (code >= 400) {
+                g.writeStringProperty("status", "Failure");
+            }
+            g.writeEndObject();
+            String body = level == AuditPolicy.Level.REQUEST ? jsonBody(request, code) : null;
+            if (body != null) {
+                g.writeName("requestObject");
+                g.writeRawValue(body);
+            }
+            g.writeStringProperty("requestReceivedTimestamp", MICROS.format(received));
+            g.writeStringProperty("stageTimestamp", MICROS.format(Instant.now()));
+            Object decision = request.getAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE);
+            if (decision != null) {
+                g.writeObjectPropertyStart("annotations");
+                g.writeStringProperty("authorization.k8s.io/decision", decision.toString());
+                Object reason = request.getAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE);
+                g.writeStringProperty("authorization.k8s.io/reason", reason == null ? "" : reason.toString());
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+        }
+        log.append(out.toString());
+    }
+
+    private static void optional(JsonGenerator g, String name, String value) {
+        if (!value.isEmpty()) {
+            g.writeStringProperty(name, value);
+        }
+    }
+
+    /**
+     * The request body as JSON text, copied as it came: a body the server answered with
+     * anything but 400 or 415 was JSON it decoded; other bodies are checked first.
+     */
+    private static String jsonBody(HttpServletRequest request, int code) {
+        if (!(request instanceof ContentCachingRequestWrapper cached)) {
+            return null;
+        }
+        byte[] body = cached.getContentAsByteArray();
+        String type = request.getContentType();
+        if (body.length == 0 || (type != null && !type.contains("json"))) {
+            return null;
+        }
+        if (code == 400 || code == 415 || body.length >= MAX_LOGGED_BODY) {
+            try {
+                Json.MAPPER.readTree(body);
+            } catch (RuntimeException notJson) {
+                return null;
             }
         }
-        e.put("requestReceivedTimestamp", MICROS.format(received));
-        e.put("stageTimestamp", MICROS.format(Instant.now()));
-        Object decision = request.getAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE);
-        if (decision != null) {
-            ObjectNode ann = e.putObject("annotations");
-            ann.put("authorization.k8s.io/decision", decision.toString());
-            Object reason = request.getAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE);
-            ann.put("authorization.k8s.io/reason", reason == null ? "" : reason.toString());
-        }
-        log.append(Json.write(e));
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** Audit IDs need to be unique, not unguessable: no shared SecureRandom on every request. */
+    static String newAuditId() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        long msb = (r.nextLong() & ~0xF000L) | 0x4000L;
+        long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(msb, lsb).toString();
     }
 }
