@@ -222,6 +222,46 @@ class RbacMatrixTest extends ApiTestSupport {
         assertThat(elsewhere.json().path("status").path("resourceRules").toString()).doesNotContain("\"secrets\"");
     }
 
+    @Test
+    void aClusterRoleLabelledForAggregationExtendsTheAggregatedRole() {
+        assertThat(can("victor", "get", "", "limitranges", "matrix-a")).isTrue();
+        assertThat(can("victor", "get", "coordination.k8s.io", "leases", "matrix-a")).isTrue();
+        assertThat(can("victor", "get", "", "resourcequotas", "matrix-a")).isTrue();
+        assertThat(can("victor", "list", "admissionregistration.k8s.io", "validatingwebhookconfigurations", ""))
+                .isFalse();
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/clusterroles", "{\"apiVersion\":"
+                + "\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"webhook-viewer\","
+                + "\"labels\":{\"rbac.authorization.k8s.io/aggregate-to-view\":\"true\"}},\"rules\":[{\"apiGroups\":"
+                + "[\"admissionregistration.k8s.io\"],\"resources\":[\"validatingwebhookconfigurations\"],\"verbs\":"
+                + "[\"get\",\"list\"]}]}").code()).isIn(201, 409);
+        eventually(() -> assertThat(can("victor", "list", "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations", "")).isTrue());
+        // edit and admin aggregate view, so the teams' admins see them too (in their namespace)
+        assertThat(can("alice", "get", "admissionregistration.k8s.io", "validatingwebhookconfigurations", "matrix-a"))
+                .isTrue();
+        assertThat(delete("/apis/rbac.authorization.k8s.io/v1/clusterroles/webhook-viewer").code()).isEqualTo(200);
+        eventually(() -> assertThat(can("victor", "list", "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations", "")).isFalse());
+    }
+
+    @Test
+    void aLocalSubjectAccessReviewAsksWithinItsNamespace() {
+        String body = "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"LocalSubjectAccessReview\",\"spec\":"
+                + "{\"user\":\"bob\",\"groups\":[\"team-b\"],\"resourceAttributes\":{\"verb\":\"delete\","
+                + "\"resource\":\"pods\"}}}";
+        Response inB = callAs("bob-token", "POST", "/apis/authorization.k8s.io/v1/namespaces/matrix-b/"
+                + "localsubjectaccessreviews", "application/json", body, null);
+        assertThat(inB.code()).as(inB.body()).isEqualTo(201);
+        assertThat(inB.json().path("status").path("allowed").asBoolean()).isTrue();
+        assertThat(inB.text("spec.resourceAttributes.namespace")).isEqualTo("matrix-b");
+        assertThat(callAs("bob-token", "POST", "/apis/authorization.k8s.io/v1/namespaces/matrix-a/"
+                + "localsubjectaccessreviews", "application/json", body, null).code()).as("only admins of the namespace"
+                + " may ask").isEqualTo(403);
+        Response mismatch = post("/apis/authorization.k8s.io/v1/namespaces/matrix-b/localsubjectaccessreviews",
+                body.replace("\"resource\":\"pods\"", "\"resource\":\"pods\",\"namespace\":\"matrix-a\""));
+        assertThat(mismatch.code()).isEqualTo(422);
+    }
+
     private boolean can(String user, String verb, String group, String resource, String ns) {
         Response r = callAs(TOKENS.get(user), "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                 "application/json", "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SelfSubjectAccessReview\","
