@@ -58,7 +58,7 @@ class ApiServerConfiguration {
     @Bean
     ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules,
                                     AdmissionChain admission, ClusterReader cluster) {
-        return new ResourceService(store, registry, schemas, new AdmissionGate(admission, new RbacEscalation(rules),
+        return new ResourceService(store, schemas, new AdmissionGate(admission, new RbacEscalation(rules),
                 cluster, registry));
     }
 

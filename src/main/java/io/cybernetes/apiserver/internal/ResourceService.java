@@ -2,7 +2,6 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
-import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.Store;
@@ -31,14 +30,12 @@ final class ResourceService {
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
-    private final ResourceRegistry registry;
     private final SchemaRegistry schemas;
     private final Admission admission;
     private final SecureRandom random = new SecureRandom();
 
-    ResourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, Admission admission) {
+    ResourceService(Store store, SchemaRegistry schemas, Admission admission) {
         this.store = store;
-        this.registry = registry;
         this.schemas = schemas;
         this.admission = admission;
     }
