@@ -37,6 +37,19 @@ public record Attributes(Operation operation, String group, String version, Stri
         return this.group.equals(group) && this.resource.equals(resource);
     }
 
+    /** Whether this is one of the operations on the resource itself (not one of its subresources). */
+    public boolean isWriteOf(String group, String resource, Operation... operations) {
+        if (!is(group, resource) || !subresource.isEmpty()) {
+            return false;
+        }
+        for (Operation op : operations) {
+            if (op == operation) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The same write with copies of the objects, for plugins that must not change them. */
     public Attributes readOnlyCopy() {
         return new Attributes(operation, group, version, kind, resource, subresource, namespace, name,

@@ -29,7 +29,7 @@ public final class DefaultTolerationSeconds implements MutatingAdmissionPlugin {
 
     @Override
     public boolean handles(Attributes a) {
-        return a.operation() == Attributes.Operation.CREATE && a.is("", "pods") && a.subresource().isEmpty();
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE);
     }
 
     @Override

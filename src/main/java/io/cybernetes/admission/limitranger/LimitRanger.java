@@ -40,8 +40,7 @@ public final class LimitRanger implements MutatingAdmissionPlugin, ValidatingAdm
 
     @Override
     public boolean handles(Attributes a) {
-        return a.is("", "pods") && a.subresource().isEmpty() && (a.operation() == Attributes.Operation.CREATE
-                || a.operation() == Attributes.Operation.UPDATE);
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE, Attributes.Operation.UPDATE);
     }
 
     private List<JsonNode> items(Attributes a, String type) {

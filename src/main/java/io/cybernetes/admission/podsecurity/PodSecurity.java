@@ -47,8 +47,7 @@ public final class PodSecurity implements ValidatingAdmissionPlugin {
 
     @Override
     public boolean handles(Attributes a) {
-        return a.is("", "pods") && a.subresource().isEmpty() && (a.operation() == Attributes.Operation.CREATE
-                || a.operation() == Attributes.Operation.UPDATE);
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE, Attributes.Operation.UPDATE);
     }
 
     @Override

@@ -31,7 +31,7 @@ public final class ServiceAccountAdmission implements MutatingAdmissionPlugin {
 
     @Override
     public boolean handles(Attributes a) {
-        return a.operation() == Attributes.Operation.CREATE && a.is("", "pods") && a.subresource().isEmpty();
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE);
     }
 
     @Override
