@@ -2,7 +2,6 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.Attributes;
-import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.admission.QuotaUsage;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.Quantities;
@@ -26,10 +25,11 @@ final class AdmissionGate implements Admission {
 
     private final AdmissionChain chain;
     private final RbacEscalation escalation;
-    private final ClusterReader cluster;
+    private final AdmissionStoreAccess cluster;
     private final ResourceRegistry registry;
 
-    AdmissionGate(AdmissionChain chain, RbacEscalation escalation, ClusterReader cluster, ResourceRegistry registry) {
+    AdmissionGate(AdmissionChain chain, RbacEscalation escalation, AdmissionStoreAccess cluster,
+                  ResourceRegistry registry) {
         this.chain = chain;
         this.escalation = escalation;
         this.cluster = cluster;
@@ -83,7 +83,7 @@ final class AdmissionGate implements Admission {
                 WriteOptions.server("removal")));
     }
 
-    /** Sets a quota's status: hard as in its spec, used as the namespace's objects add up now. */
+    /** Sets a quota's status: hard as in its spec, used as the namespace's objects add up at the latest commit. */
     private void countUsage(String namespace, ObjectNode quota) {
         JsonNode hard = quota.path("spec").path("hard");
         Map<String, BigDecimal> used = new HashMap<>();
@@ -92,7 +92,7 @@ final class AdmissionGate implements Admission {
             if (!t.namespaced() || !t.stored() || t.plural().equals("events")) {
                 continue;
             }
-            for (ObjectNode o : cluster.list(t.group(), t.plural(), namespace)) {
+            for (ObjectNode o : cluster.listLatest(t.group(), t.plural(), namespace)) {
                 QuotaUsage.of(t.group(), t.plural(), o).forEach((k, v) -> {
                     if (used.containsKey(k)) {
                         used.merge(k, v, BigDecimal::add);

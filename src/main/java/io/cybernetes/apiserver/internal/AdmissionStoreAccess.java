@@ -50,9 +50,18 @@ class AdmissionStoreAccess implements ClusterReader, QuotaStatusWriter {
 
     @Override
     public List<ObjectNode> list(String group, String resource, String namespace) {
+        return list(group, resource, namespace, ListRequest.Match.ANY);
+    }
+
+    /** As {@link #list}, but as of the latest commit (for counting what a namespace holds). */
+    List<ObjectNode> listLatest(String group, String resource, String namespace) {
+        return list(group, resource, namespace, ListRequest.Match.LATEST);
+    }
+
+    private List<ObjectNode> list(String group, String resource, String namespace, ListRequest.Match match) {
         ResourceType t = type(group, resource);
         return store.list(new ListRequest(t.keyPrefix(namespace == null || namespace.isEmpty() ? null : namespace),
-                ListRequest.Match.ANY, 0, x -> true, null, 0)).items().stream().map(StoredObject::value).toList();
+                match, 0, x -> true, null, 0)).items().stream().map(StoredObject::value).toList();
     }
 
     @Override

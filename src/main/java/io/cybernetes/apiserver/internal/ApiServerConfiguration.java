@@ -2,7 +2,6 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.admission.AdmissionChain;
-import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.auth.RuleResolver;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.apiserver.AuditProperties;
@@ -57,7 +56,7 @@ class ApiServerConfiguration {
 
     @Bean
     ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules,
-                                    AdmissionChain admission, ClusterReader cluster) {
+                                    AdmissionChain admission, AdmissionStoreAccess cluster) {
         return new ResourceService(store, schemas, new AdmissionGate(admission, new RbacEscalation(rules),
                 cluster, registry));
     }

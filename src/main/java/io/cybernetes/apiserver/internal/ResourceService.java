@@ -27,6 +27,8 @@ import java.util.function.Function;
 final class ResourceService {
 
     static final int MAX_UPDATE_ATTEMPTS = 16;
+    private static final java.util.Set<String> POLICY_KINDS = java.util.Set.of("ResourceQuota", "LimitRange",
+            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration");
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
@@ -124,6 +126,7 @@ final class ResourceService {
             }
             try {
                 StoredObject created = store.create(type.key(namespace, name), body);
+                awaitCacheForPolicy(type, created);
                 return Outcome.stored(created, 201).withWarnings(warnings);
             } catch (StorageException e) {
                 admission.release(type, null, namespace, body, null, opts);
@@ -134,6 +137,26 @@ final class ResourceService {
             } catch (RuntimeException e) {
                 admission.release(type, null, namespace, body, null, opts);
                 throw e;
+            }
+        }
+    }
+
+    /**
+     * Admission reads quotas, limit ranges and webhook configurations from this process's
+     * watch cache. A write of one of them returns once the cache has it, so a client's
+     * next request is judged by it (a quota created, then objects: the quota counts them).
+     */
+    private void awaitCacheForPolicy(ResourceType type, StoredObject written) {
+        if (!POLICY_KINDS.contains(type.kind())) {
+            return;
+        }
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (store.cachedRevision() < written.modRevision() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
@@ -234,7 +257,9 @@ final class ResourceService {
                     admission.removed(type, namespace, last.value());
                     return Outcome.stored(last, 200);
                 }
-                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 200);
+                StoredObject stored = store.update(key, updated, cur.modRevision(), null);
+                awaitCacheForPolicy(type, stored);
+                return Outcome.stored(stored, 200);
             } catch (StorageException e) {
                 admission.release(type, subresource, namespace, updated, old, opts);
                 if (e.isConflict() && expectedRevision == 0) {
