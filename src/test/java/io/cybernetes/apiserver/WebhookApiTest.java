@@ -51,6 +51,7 @@ class WebhookApiTest extends ApiTestSupport {
     static final String ADMISSION = "/apis/admissionregistration.k8s.io/v1/";
 
     HttpsServer server;
+    com.sun.net.httpserver.HttpServer plain;
     String caBundle;
     final AtomicReference<JsonNode> lastReview = new AtomicReference<>();
 
@@ -113,6 +114,15 @@ class WebhookApiTest extends ApiTestSupport {
             ex.close();
         });
         server.start();
+        plain = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        plain.createContext("/label", ex -> answer(ex, review -> {
+            ObjectNode r = allow(review);
+            String patch = "[{\"op\":\"add\",\"path\":\"/metadata/labels/seen-by\",\"value\":\"plain-http\"}]";
+            r.put("patchType", "JSONPatch");
+            r.put("patch", Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
+            return r;
+        }));
+        plain.start();
         caBundle = Base64.getEncoder().encodeToString(("-----BEGIN CERTIFICATE-----\n"
                 + Base64.getMimeEncoder().encodeToString(ca.getEncoded()) + "\n-----END CERTIFICATE-----\n")
                 .getBytes(StandardCharsets.US_ASCII));
@@ -145,6 +155,7 @@ class WebhookApiTest extends ApiTestSupport {
     @AfterAll
     void stop() {
         server.stop(0);
+        plain.stop(0);
     }
 
     @AfterEach
@@ -241,6 +252,25 @@ class WebhookApiTest extends ApiTestSupport {
             assertThat(r.text("message")).contains("failed calling webhook \"garbage.example.test\"",
                     "received invalid webhook response");
         });
+    }
+
+    @Test
+    void anObjectSelectorPicksTheObjectsAPlainHttpWebhookSees() {
+        Response r = post(ADMISSION + "mutatingwebhookconfigurations", "{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
+                + "\"kind\":\"MutatingWebhookConfiguration\",\"metadata\":{\"name\":\"labeller\"},\"webhooks\":[{"
+                + "\"name\":\"labeller.example.test\",\"clientConfig\":{\"url\":\"http://127.0.0.1:"
+                + plain.getAddress().getPort() + "/label\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":"
+                + "[\"\"],\"apiVersions\":[\"v1\"],\"resources\":[\"configmaps\"]}],\"namespaceSelector\":"
+                + "{\"matchLabels\":{\"webhooks\":\"on\"}},\"objectSelector\":{\"matchLabels\":{\"audit\":\"me\"}},"
+                + "\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"]}]}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+        Response selected = post("/api/v1/namespaces/" + NS + "/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"selected\",\"labels\":{\"audit\":\"me\"}}}");
+        assertThat(selected.json().path("metadata").path("labels").path("seen-by").asString()).isEqualTo("plain-http");
+        Response other = post("/api/v1/namespaces/" + NS + "/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"unselected\",\"labels\":{\"audit\":\"no\"}}}");
+        assertThat(other.code()).isEqualTo(201);
+        assertThat(other.json().path("metadata").path("labels").has("seen-by")).isFalse();
     }
 
     @Test
