@@ -236,12 +236,19 @@ class RbacMatrixTest extends ApiTestSupport {
                 + "[\"get\",\"list\"]}]}").code()).isIn(201, 409);
         eventually(() -> assertThat(can("victor", "list", "admissionregistration.k8s.io",
                 "validatingwebhookconfigurations", "")).isTrue());
+        // and the union is written into the aggregated roles, for people to read
+        eventually(() -> assertThat(get("/apis/rbac.authorization.k8s.io/v1/clusterroles/view").json().path("rules")
+                .toString()).contains("validatingwebhookconfigurations"));
+        assertThat(get("/apis/rbac.authorization.k8s.io/v1/clusterroles/admin").json().path("rules").toString())
+                .contains("\"secrets\"", "\"rolebindings\"", "\"pods\"");
         // edit and admin aggregate view, so the teams' admins see them too (in their namespace)
         assertThat(can("alice", "get", "admissionregistration.k8s.io", "validatingwebhookconfigurations", "matrix-a"))
                 .isTrue();
         assertThat(delete("/apis/rbac.authorization.k8s.io/v1/clusterroles/webhook-viewer").code()).isEqualTo(200);
         eventually(() -> assertThat(can("victor", "list", "admissionregistration.k8s.io",
                 "validatingwebhookconfigurations", "")).isFalse());
+        eventually(() -> assertThat(get("/apis/rbac.authorization.k8s.io/v1/clusterroles/view").json().path("rules")
+                .toString()).doesNotContain("validatingwebhookconfigurations"));
     }
 
     @Test

@@ -24,7 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * this user or one of its groups, cluster-wide and in one namespace, and which rules a
  * role grants. An aggregated ClusterRole grants its own rules and those of every
  * ClusterRole its aggregationRule selects (transitively), computed here so that
- * aggregation takes effect without waiting for anything to rewrite the object.
+ * aggregation takes effect without waiting for the API server to write the union into
+ * the object (which it does, for people to read).
  * Written by one feeding thread, read concurrently by request threads.
  */
 final class PolicyIndex {
@@ -203,16 +204,21 @@ final class PolicyIndex {
         if (r == null || !visited.add(name)) {
             return;
         }
-        out.addAll(nonNull(r.getRules()));
-        if (r.getAggregationRule() == null || r.getAggregationRule().getClusterRoleSelectors() == null) {
+        if (r.getAggregationRule() == null || r.getAggregationRule().getClusterRoleSelectors() == null
+                || r.getAggregationRule().getClusterRoleSelectors().isEmpty()) {
+            out.addAll(nonNull(r.getRules()));
             return;
         }
+        // an aggregated role's own rules are only the last aggregation written into it: the
+        // selected roles are the truth, so a rule taken out of them goes out of this one too
         for (io.fabric8.kubernetes.api.model.LabelSelector sel : r.getAggregationRule().getClusterRoleSelectors()) {
             LabelSelector selector = LabelSelector.fromObject(io.cybernetes.api.Json.toTree(sel));
             if (selector.isEmpty()) {
                 continue; // an empty selector would aggregate everything; Kubernetes ignores it too
             }
-            for (ClusterRole candidate : clusterRoles.values()) {
+            // in name order, so that the union (which the aggregation writer stores) is always the same list
+            for (ClusterRole candidate : clusterRoles.values().stream()
+                    .sorted(java.util.Comparator.comparing(c -> c.getMetadata().getName())).toList()) {
                 Map<String, String> labels = candidate.getMetadata().getLabels();
                 if (!candidate.getMetadata().getName().equals(name) && selector.matches(labels == null ? Map.of() : labels)) {
                     collect(candidate.getMetadata().getName(), out, visited);
