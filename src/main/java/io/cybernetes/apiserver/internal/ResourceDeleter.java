@@ -73,9 +73,12 @@ final class ResourceDeleter {
                 if (deleteNow) {
                     StoredObject last = store.delete(key, cur.modRevision(), null);
                     service.admission().removed(type, namespace, last.value());
+                    service.awaitCacheForPolicy(type, last);
                     return Outcome.stored(last, 200);
                 }
-                return Outcome.stored(store.update(key, updated, cur.modRevision(), null), 202);
+                StoredObject marked = store.update(key, updated, cur.modRevision(), null);
+                service.awaitCacheForPolicy(type, marked);
+                return Outcome.stored(marked, 202);
             } catch (StorageException e) {
                 if (e.isConflict()) {
                     continue;

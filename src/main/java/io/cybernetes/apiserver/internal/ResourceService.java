@@ -27,8 +27,8 @@ import java.util.function.Function;
 final class ResourceService {
 
     static final int MAX_UPDATE_ATTEMPTS = 16;
-    private static final java.util.Set<String> POLICY_KINDS = java.util.Set.of("ResourceQuota", "LimitRange",
-            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration");
+    private static final java.util.Set<String> POLICY_KINDS = java.util.Set.of("Namespace", "ResourceQuota",
+            "LimitRange", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration");
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
@@ -142,11 +142,12 @@ final class ResourceService {
     }
 
     /**
-     * Admission reads quotas, limit ranges and webhook configurations from this process's
-     * watch cache. A write of one of them returns once the cache has it, so a client's
-     * next request is judged by it (a quota created, then objects: the quota counts them).
+     * Admission reads namespaces, quotas, limit ranges and webhook configurations from
+     * this process's watch cache. A write of one of them returns once the cache has it, so
+     * a client's next request is judged by it (a quota created, then objects: the quota
+     * counts them; a namespace deleted, then a create in it: refused).
      */
-    private void awaitCacheForPolicy(ResourceType type, StoredObject written) {
+    void awaitCacheForPolicy(ResourceType type, StoredObject written) {
         if (!POLICY_KINDS.contains(type.kind())) {
             return;
         }
@@ -255,6 +256,7 @@ final class ResourceService {
                 if (finalized) {
                     StoredObject last = store.delete(key, cur.modRevision(), null);
                     admission.removed(type, namespace, last.value());
+                    awaitCacheForPolicy(type, last);
                     return Outcome.stored(last, 200);
                 }
                 StoredObject stored = store.update(key, updated, cur.modRevision(), null);
