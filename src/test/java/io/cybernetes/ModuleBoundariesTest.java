@@ -50,8 +50,16 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void theClientUsesOnlyTheApiModule() {
+        noClasses().that().resideInAPackage("io.cybernetes.client..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..", "io.cybernetes.admission..", "io.cybernetes.controller..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
-        for (String module : new String[] {"store", "apiserver", "auth", "admission"}) {
+        for (String module : new String[] {"store", "apiserver", "auth", "admission", "client"}) {
             noClasses().that().resideOutsideOfPackage("io.cybernetes." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("io.cybernetes." + module + ".internal..")
                     .check(CLASSES);
