@@ -50,12 +50,14 @@ public final class ResourceRegistry {
     private final List<ResourceType> types;
     private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
     private final Map<String, ResourceType> byKind = new LinkedHashMap<>();
+    private final Map<Class<?>, ResourceType> byModel = new LinkedHashMap<>();
 
     public ResourceRegistry(List<ResourceType> types) {
         this.types = List.copyOf(types);
         for (ResourceType t : types) {
             byPath.put(t.group() + "/" + t.version() + "/" + t.plural(), t);
             byKind.put(t.apiVersion() + "/" + t.kind(), t);
+            byModel.putIfAbsent(t.modelClass(), t);
         }
     }
 
@@ -113,6 +115,11 @@ public final class ResourceRegistry {
 
     public Optional<ResourceType> byPath(String group, String version, String plural) {
         return Optional.ofNullable(byPath.get(group + "/" + version + "/" + plural));
+    }
+
+    /** The resource a fabric8 model class is served as. */
+    public Optional<ResourceType> byModel(Class<?> modelClass) {
+        return Optional.ofNullable(byModel.get(modelClass));
     }
 
     public Optional<ResourceType> byKind(String apiVersion, String kind) {

@@ -1,0 +1,53 @@
+package io.cybernetes.client;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
+import java.util.Optional;
+
+/**
+ * The Kubernetes API as controllers, the scheduler and node agents use it, typed with the
+ * fabric8 model classes. Every call goes through authentication, authorization and
+ * admission under the client's own identity. Errors are
+ * {@link io.cybernetes.api.ApiException}s carrying the server's Status (404, 409, 403, ...).
+ */
+public interface ApiClient {
+
+    /** The object, or empty on 404. */
+    <T extends HasMetadata> Optional<T> get(Class<T> kind, String namespace, String name);
+
+    /** The objects (all namespaces when {@code namespace} is null), with the revision of the list. */
+    <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector);
+
+    /** Events after the revision, until the stream is closed (or the server ends it). */
+    <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String resourceVersion);
+
+    <T extends HasMetadata> T create(T object);
+
+    /** Replaces the object; its resourceVersion, when set, must be current (else 409). */
+    <T extends HasMetadata> T update(T object);
+
+    /** Replaces the status of the object (the status subresource). */
+    <T extends HasMetadata> T updateStatus(T object);
+
+    /** A JSON merge patch (RFC 7386). */
+    <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch);
+
+    /** Deletes with the propagation policy (Background, Foreground, Orphan; null for the kind's default). */
+    void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy);
+
+    /** A ListerWatcher over this client, for informers. */
+    default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace) {
+        ApiClient client = this;
+        return new ListerWatcher<>() {
+            @Override
+            public Listed<T> list() {
+                return client.list(kind, namespace, null);
+            }
+
+            @Override
+            public WatchStream<T> watch(String resourceVersion) {
+                return client.watch(kind, namespace, resourceVersion);
+            }
+        };
+    }
+}
