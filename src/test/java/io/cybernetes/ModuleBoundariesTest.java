@@ -58,8 +58,16 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void controllersUseOnlyTheApiAndTheClient() {
+        noClasses().that().resideInAPackage("io.cybernetes.controller..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..", "io.cybernetes.admission..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
-        for (String module : new String[] {"store", "apiserver", "auth", "admission", "client"}) {
+        for (String module : new String[] {"store", "apiserver", "auth", "admission", "client", "controller"}) {
             noClasses().that().resideOutsideOfPackage("io.cybernetes." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("io.cybernetes." + module + ".internal..")
                     .check(CLASSES);

@@ -56,7 +56,9 @@ class SharedInformerTest {
         server.put("a", "2");
         server.remove("b");
         await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 4);
-        assertThat(heard).containsExactly("add a=1", "add b=1", "update a=2", "delete b");
+        // the changes of one key come in order; between keys the order depends on when the informer takes them
+        assertThat(heard).hasSize(4).startsWith("add a=1").containsSubsequence("add b=1", "delete b")
+                .contains("update a=2");
         assertThat(informer.indexer().get("ns/a").orElseThrow().getData().get("v")).isEqualTo("2");
         assertThat(informer.indexer().byIndex(Indexer.NAMESPACE_INDEX, "ns")).hasSize(1);
     }

@@ -1,0 +1,161 @@
+package io.cybernetes.controller;
+
+import io.cybernetes.client.RateLimitingQueue;
+import io.cybernetes.client.WorkQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One controller: a rate-limited queue of keys, filled by informer handlers through
+ * {@link #enqueue}, drained by N workers that call the {@link Reconciler}. The retry
+ * policy in one place: success forgets the key's backoff; {@link Result#requeueAfter()}
+ * adds it after the delay; {@link Result#requeue()} or an exception adds it rate-limited;
+ * a {@link Reconciler.TerminalException} is recorded and dropped. A worker never dies of
+ * a reconcile's failure. Counts what it does for the reconcile status.
+ */
+public final class Controller {
+
+    private static final Logger log = LoggerFactory.getLogger(Controller.class);
+
+    private final String name;
+    private final Reconciler reconciler;
+    private final int workers;
+    private final RateLimitingQueue<String> queue;
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicLong reconciles = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicReference<LastError> lastError = new AtomicReference<>();
+    private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
+    private final long[] durations = new long[1024];
+    private int durationCount;
+    private volatile boolean running;
+
+    /** The latest failure: which object, what, when. */
+    public record LastError(String key, String message, Instant at) {
+    }
+
+    /** What the controller has done, for the reconcile status API and metrics. */
+    public record Status(String name, int workers, boolean running, WorkQueue.Metrics queue, long reconciles,
+                         long errors, Duration p50, Duration p99, LastError lastError, Instant lastSuccess) {
+    }
+
+    public Controller(String name, Reconciler reconciler, int workers) {
+        this.name = name;
+        this.reconciler = reconciler;
+        this.workers = workers;
+        this.queue = RateLimitingQueue.withDefaultLimits(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Queues the object's key (namespace/name); informer handlers call this and nothing else. */
+    public void enqueue(String key) {
+        queue.add(key);
+    }
+
+    public void enqueueAfter(String key, Duration delay) {
+        queue.addAfter(key, delay);
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        for (int i = 0; i < workers; i++) {
+            Thread t = new Thread(this::work, name + "-worker-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    /** Stops taking keys; workers finish the reconcile they are in. */
+    public synchronized void stop() {
+        running = false;
+        queue.shutDown();
+        threads.clear();
+    }
+
+    private void work() {
+        while (running) {
+            String key;
+            try {
+                key = queue.get(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (key == null) {
+                if (queue.isShuttingDown()) {
+                    return;
+                }
+                continue;
+            }
+            try {
+                process(key);
+            } finally {
+                queue.done(key);
+            }
+        }
+    }
+
+    private void process(String key) {
+        long t0 = System.nanoTime();
+        try {
+            Result r = reconciler.reconcile(Request.ofKey(key));
+            reconciles.incrementAndGet();
+            lastSuccess.set(Instant.now());
+            if (r.requeue()) {
+                queue.addRateLimited(key);
+            } else {
+                queue.forget(key);
+                if (!r.requeueAfter().isZero()) {
+                    queue.addAfter(key, r.requeueAfter());
+                }
+            }
+        } catch (Reconciler.TerminalException e) {
+            reconciles.incrementAndGet();
+            errors.incrementAndGet();
+            lastError.set(new LastError(key, e.getMessage(), Instant.now()));
+            queue.forget(key);
+            log.warn("{}: {} failed for good: {}", name, key, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            reconciles.incrementAndGet();
+            errors.incrementAndGet();
+            lastError.set(new LastError(key, String.valueOf(e.getMessage()), Instant.now()));
+            queue.addRateLimited(key);
+            log.debug("{}: {} failed, retrying: {}", name, key, e.toString());
+        } finally {
+            record(System.nanoTime() - t0);
+        }
+    }
+
+    private synchronized void record(long nanos) {
+        durations[durationCount % durations.length] = nanos;
+        durationCount++;
+    }
+
+    public synchronized Status status() {
+        int n = Math.min(durationCount, durations.length);
+        long[] sorted = Arrays.copyOf(durations, n);
+        Arrays.sort(sorted);
+        Duration p50 = n == 0 ? Duration.ZERO : Duration.ofNanos(sorted[(int) ((n - 1) * 0.5)]);
+        Duration p99 = n == 0 ? Duration.ZERO : Duration.ofNanos(sorted[(int) ((n - 1) * 0.99)]);
+        return new Status(name, workers, running, queue.metrics(), reconciles.get(), errors.get(), p50, p99,
+                lastError.get(), lastSuccess.get());
+    }
+}

@@ -1,0 +1,188 @@
+package io.cybernetes.controller;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.client.ApiClient;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Leader election on a {@code coordination.k8s.io/v1} Lease, as client-go's leaderelection:
+ * every {@code retryPeriod} a candidate tries to acquire or renew the lease (an update
+ * that names the lease's resourceVersion, so two candidates cannot both win); a lease
+ * counts as expired when its record has not changed for {@code leaseDuration} by this
+ * candidate's own clock (no trust in other clocks); a leader that cannot renew within
+ * {@code renewDeadline} stops leading. Callbacks run on the elector's thread.
+ */
+public final class LeaderElector {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaderElector.class);
+
+    /** Timing, as kube-controller-manager's defaults: 15 s lease, 10 s renew deadline, 2 s retry. */
+    public record Timing(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+        public static final Timing DEFAULT = new Timing(Duration.ofSeconds(15), Duration.ofSeconds(10),
+                Duration.ofSeconds(2));
+    }
+
+    /** What to do on gaining and losing the lease. */
+    public interface Callbacks {
+        void startedLeading();
+
+        void stoppedLeading();
+    }
+
+    private final ApiClient client;
+    private final String namespace;
+    private final String name;
+    private final String identity;
+    private final Timing timing;
+    private final Callbacks callbacks;
+    private volatile boolean leading;
+    private volatile boolean running;
+    private Thread thread;
+    private String observedRecord;
+    private long observedAt;
+    private long lastRenewed;
+
+    public LeaderElector(ApiClient client, String namespace, String name, String identity, Timing timing,
+                         Callbacks callbacks) {
+        this.client = client;
+        this.namespace = namespace;
+        this.name = name;
+        this.identity = identity;
+        this.timing = timing;
+        this.callbacks = callbacks;
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        thread = new Thread(this::run, "leader-election-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Stops competing; a leader steps down (and lets the lease expire rather than guess who is next). */
+    public synchronized void stop() {
+        running = false;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+
+    public boolean isLeader() {
+        return leading;
+    }
+
+    public String identity() {
+        return identity;
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                boolean ok;
+                try {
+                    ok = tryAcquireOrRenew();
+                } catch (ApiException e) {
+                    log.debug("{}: lease {}/{} not reachable: {}", identity, namespace, name, e.getMessage());
+                    ok = false;
+                }
+                long now = System.nanoTime();
+                if (ok) {
+                    lastRenewed = now;
+                    if (!leading) {
+                        leading = true;
+                        log.info("{} leads {}/{}", identity, namespace, name);
+                        callbacks.startedLeading();
+                    }
+                } else if (leading && now - lastRenewed > timing.renewDeadline().toNanos()) {
+                    lose();
+                }
+                Thread.sleep(timing.retryPeriod().toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (leading) {
+                lose();
+            }
+        }
+    }
+
+    private void lose() {
+        leading = false;
+        log.info("{} stopped leading {}/{}", identity, namespace, name);
+        callbacks.stoppedLeading();
+    }
+
+    /** One attempt: true when this candidate holds the lease afterwards. */
+    private boolean tryAcquireOrRenew() {
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+        Optional<Lease> current = client.get(Lease.class, namespace, name);
+        if (current.isEmpty()) {
+            try {
+                client.create(new LeaseBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+                        .withNewSpec().withHolderIdentity(identity).withLeaseDurationSeconds(seconds())
+                        .withAcquireTime(now).withRenewTime(now).withLeaseTransitions(0).endSpec().build());
+                observe(identity + "@" + now);
+                return true;
+            } catch (ApiException e) {
+                if (e.code() == 409) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+        Lease lease = current.get();
+        LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
+        String record = spec.getHolderIdentity() + "@" + spec.getRenewTime();
+        if (!record.equals(observedRecord)) {
+            observe(record);
+        }
+        boolean mine = identity.equals(spec.getHolderIdentity());
+        boolean held = spec.getHolderIdentity() != null && !spec.getHolderIdentity().isEmpty();
+        boolean expired = System.nanoTime() - observedAt > timing.leaseDuration().toNanos();
+        if (!mine && held && !expired) {
+            return false;
+        }
+        if (!mine) {
+            spec.setAcquireTime(now);
+            spec.setLeaseTransitions(Objects.requireNonNullElse(spec.getLeaseTransitions(), 0) + 1);
+        }
+        spec.setHolderIdentity(identity);
+        spec.setRenewTime(now);
+        spec.setLeaseDurationSeconds(seconds());
+        lease.setSpec(spec);
+        try {
+            Lease updated = client.update(lease);
+            observe(identity + "@" + updated.getSpec().getRenewTime());
+            return true;
+        } catch (ApiException e) {
+            if (e.code() == 409) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private void observe(String record) {
+        observedRecord = record;
+        observedAt = System.nanoTime();
+    }
+
+    private int seconds() {
+        return (int) Math.max(1, timing.leaseDuration().toSeconds());
+    }
+}
