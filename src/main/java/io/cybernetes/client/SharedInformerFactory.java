@@ -1,0 +1,57 @@
+package io.cybernetes.client;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One informer per kind for everyone who asks, so every controller shares one watch of
+ * pods, one of nodes, and so on; started together, stopped together.
+ */
+public final class SharedInformerFactory {
+
+    private final ApiClient client;
+    private final Duration resyncPeriod;
+    private final Map<Class<?>, SharedInformer<?>> informers = new ConcurrentHashMap<>();
+    private volatile boolean started;
+
+    public SharedInformerFactory(ApiClient client, Duration resyncPeriod) {
+        this.client = client;
+        this.resyncPeriod = resyncPeriod;
+    }
+
+    /** The informer of the kind in all namespaces, made on first use (and started, if the factory is). */
+    @SuppressWarnings("unchecked")
+    public <T extends HasMetadata> SharedInformer<T> informerFor(Class<T> kind) {
+        SharedInformer<T> informer = (SharedInformer<T>) informers.computeIfAbsent(kind, k ->
+                new SharedInformer<>(kind.getSimpleName().toLowerCase(), client.listerWatcher(kind, null), resyncPeriod));
+        if (started) {
+            informer.start();
+        }
+        return informer;
+    }
+
+    public synchronized void start() {
+        started = true;
+        informers.values().forEach(SharedInformer::start);
+    }
+
+    public synchronized void stop() {
+        started = false;
+        informers.values().forEach(SharedInformer::stop);
+    }
+
+    /** Waits until every informer made so far has synced; false on timeout. */
+    public boolean waitForSync(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (SharedInformer<?> i : informers.values()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !i.waitForSync(Duration.ofNanos(left))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
