@@ -1,0 +1,372 @@
+package io.cybernetes.controller.replicaset;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Indexer;
+import io.cybernetes.client.Keys;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.controller.Controller;
+import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.Expectations;
+import io.cybernetes.controller.Reconciler;
+import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Keeps each ReplicaSet's number of pods: creates from the template what is missing (in
+ * slow-start batches of 1, 2, 4, ..., at most 500 at a time, stopping at the first
+ * failure) and deletes what is too many (unscheduled, pending, unready and newest
+ * first); adopts orphan pods its selector matches and releases owned pods it no longer
+ * matches; reports replicas, fullyLabeledReplicas, readyReplicas, availableReplicas and
+ * observedGeneration. Expectations keep a lagging pod cache from causing double work.
+ */
+public final class ReplicaSetController implements Reconciler {
+
+    public static final String NAME = "replicaset";
+    static final int BURST = 500;
+
+    private final ApiClient client;
+    private final Indexer<ReplicaSet> replicaSets;
+    private final Indexer<Pod> pods;
+    private final EventRecorder events;
+    private final Expectations expectations = new Expectations();
+
+    public ReplicaSetController(ApiClient client, Indexer<ReplicaSet> replicaSets, Indexer<Pod> pods,
+                                EventRecorder events) {
+        this.client = client;
+        this.replicaSets = replicaSets;
+        this.pods = pods;
+        this.events = events;
+    }
+
+    Expectations expectations() {
+        return expectations;
+    }
+
+    @Override
+    public Result reconcile(Request request) throws Exception {
+        String key = request.key();
+        ReplicaSet rs = replicaSets.get(key).orElse(null);
+        if (rs == null) {
+            expectations.forget(key);
+            return Result.DONE;
+        }
+        LabelSelector selector = LabelSelector.fromObject(Json.toTree(rs.getSpec().getSelector()));
+        List<Pod> owned = claimPods(rs, selector);
+        List<Pod> active = owned.stream().filter(ReplicaSetController::isActive).toList();
+        int want = Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
+        boolean failed = false;
+        if (expectations.satisfied(key) && rs.getMetadata().getDeletionTimestamp() == null) {
+            int diff = active.size() - want;
+            if (diff < 0) {
+                failed = createPods(rs, key, Math.min(-diff, BURST));
+            } else if (diff > 0) {
+                failed = deletePods(rs, key, active, diff);
+            }
+        }
+        Duration recheck = updateStatus(rs, owned, active);
+        if (failed) {
+            return Result.REQUEUE;
+        }
+        return recheck == null ? Result.DONE : Result.after(recheck);
+    }
+
+    /** The pods this ReplicaSet controls, after adopting matching orphans and releasing owned pods it no longer matches. */
+    private List<Pod> claimPods(ReplicaSet rs, LabelSelector selector) throws ApiException {
+        List<Pod> owned = new ArrayList<>();
+        for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, rs.getMetadata().getNamespace())) {
+            OwnerReference ref = controllerRef(p);
+            boolean matches = !selector.isEmpty() && selector.matches(labels(p));
+            if (ref != null) {
+                if (!ref.getUid().equals(rs.getMetadata().getUid())) {
+                    continue;
+                }
+                if (matches) {
+                    owned.add(p);
+                } else if (p.getMetadata().getDeletionTimestamp() == null) {
+                    release(p, rs);
+                }
+            } else if (matches && rs.getMetadata().getDeletionTimestamp() == null
+                    && p.getMetadata().getDeletionTimestamp() == null) {
+                owned.add(adopt(p, rs));
+            }
+        }
+        return owned;
+    }
+
+    private Pod adopt(Pod p, ReplicaSet rs) {
+        List<OwnerReference> refs = new ArrayList<>(Objects.requireNonNullElse(p.getMetadata().getOwnerReferences(),
+                List.of()));
+        refs.add(ownerRef(rs));
+        return client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
+                "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
+                        + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
+    }
+
+    private void release(Pod p, ReplicaSet rs) {
+        List<OwnerReference> refs = new ArrayList<>(p.getMetadata().getOwnerReferences());
+        refs.removeIf(r -> r.getUid().equals(rs.getMetadata().getUid()));
+        try {
+            client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
+                    "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
+                            + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
+        } catch (ApiException e) {
+            if (e.code() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    /** Creates pods in batches of 1, 2, 4, ...; returns true when some could not be created. */
+    private boolean createPods(ReplicaSet rs, String key, int count) {
+        expectations.expect(key, count, 0);
+        int created = 0;
+        int batch = 1;
+        while (created < count) {
+            int n = Math.min(batch, count - created);
+            for (int i = 0; i < n; i++) {
+                try {
+                    client.create(podFor(rs));
+                } catch (ApiException e) {
+                    int notCreated = count - created;
+                    for (int j = 0; j < notCreated; j++) {
+                        expectations.creationObserved(key);
+                    }
+                    events.warning(rs, "FailedCreate", "Error creating: " + e.getMessage());
+                    return true;
+                }
+                created++;
+            }
+            batch *= 2;
+        }
+        events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
+        return false;
+    }
+
+    private boolean deletePods(ReplicaSet rs, String key, List<Pod> active, int count) {
+        List<Pod> victims = new ArrayList<>(active);
+        victims.sort(DELETE_FIRST);
+        victims = victims.subList(0, count);
+        expectations.expect(key, 0, count);
+        boolean failed = false;
+        for (Pod p : victims) {
+            try {
+                client.delete(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(), null);
+                events.normal(rs, "SuccessfulDelete", "Deleted pod: " + p.getMetadata().getName());
+            } catch (ApiException e) {
+                expectations.deletionObserved(key);
+                if (e.code() != 404) {
+                    failed = true;
+                    events.warning(rs, "FailedDelete", "Error deleting: " + e.getMessage());
+                }
+            }
+        }
+        return failed;
+    }
+
+    /** Which pods go first when there are too many: not scheduled, then pending, then not ready, then the newest. */
+    static final Comparator<Pod> DELETE_FIRST = Comparator
+            .comparing((Pod p) -> p.getSpec() != null && p.getSpec().getNodeName() != null
+                    && !p.getSpec().getNodeName().isEmpty())
+            .thenComparing(p -> !"Pending".equals(phase(p)))
+            .thenComparing(ReplicaSetController::isReady)
+            .thenComparing((Pod p) -> Objects.requireNonNullElse(p.getMetadata().getCreationTimestamp(), ""),
+                    Comparator.reverseOrder());
+
+    private Pod podFor(ReplicaSet rs) {
+        var template = rs.getSpec().getTemplate();
+        Map<String, String> labels = template.getMetadata() == null || template.getMetadata().getLabels() == null
+                ? Map.of() : template.getMetadata().getLabels();
+        Map<String, String> annotations = template.getMetadata() == null
+                || template.getMetadata().getAnnotations() == null ? Map.of() : template.getMetadata().getAnnotations();
+        return new PodBuilder().withNewMetadata().withNamespace(rs.getMetadata().getNamespace())
+                .withGenerateName(rs.getMetadata().getName() + "-").withLabels(new HashMap<>(labels))
+                .withAnnotations(new HashMap<>(annotations)).withOwnerReferences(ownerRef(rs)).endMetadata()
+                .withSpec(template.getSpec()).build();
+    }
+
+    private static OwnerReference ownerRef(ReplicaSet rs) {
+        return new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("ReplicaSet")
+                .withName(rs.getMetadata().getName()).withUid(rs.getMetadata().getUid()).withController(true)
+                .withBlockOwnerDeletion(true).build();
+    }
+
+    /** Writes the counts if they changed; returns when to look again for pods about to become available. */
+    private Duration updateStatus(ReplicaSet rs, List<Pod> owned, List<Pod> active) {
+        int minReady = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
+        Map<String, String> templateLabels = rs.getSpec().getTemplate().getMetadata() == null ? Map.of()
+                : Objects.requireNonNullElse(rs.getSpec().getTemplate().getMetadata().getLabels(), Map.of());
+        int fullyLabeled = 0;
+        int ready = 0;
+        int available = 0;
+        Duration recheck = null;
+        Instant now = Instant.now();
+        for (Pod p : active) {
+            if (labels(p).entrySet().containsAll(templateLabels.entrySet())) {
+                fullyLabeled++;
+            }
+            Instant readySince = readySince(p);
+            if (readySince != null) {
+                ready++;
+                Instant availableAt = readySince.plusSeconds(minReady);
+                if (!availableAt.isAfter(now)) {
+                    available++;
+                } else {
+                    Duration wait = Duration.between(now, availableAt).plusMillis(100);
+                    recheck = recheck == null || wait.compareTo(recheck) < 0 ? wait : recheck;
+                }
+            }
+        }
+        ReplicaSetStatus status = new ReplicaSetStatusBuilder().withReplicas(active.size())
+                .withFullyLabeledReplicas(fullyLabeled).withReadyReplicas(ready).withAvailableReplicas(available)
+                .withObservedGeneration(rs.getMetadata().getGeneration())
+                .withConditions(rs.getStatus() == null ? null : rs.getStatus().getConditions()).build();
+        if (!status.equals(rs.getStatus())) {
+            ReplicaSet copy = Json.convert(Json.toTree(rs), ReplicaSet.class);
+            copy.setStatus(status);
+            try {
+                client.updateStatus(copy);
+            } catch (ApiException e) {
+                if (e.code() != 404 && e.code() != 409) {
+                    throw e;
+                }
+                // 409: a newer version is on its way through the informer, which queues this key again
+            }
+        }
+        return recheck;
+    }
+
+    /** Informer handlers: ReplicaSet changes, and pod changes mapped to their ReplicaSet (or to those that may adopt them). */
+    public ResourceEventHandler<ReplicaSet> replicaSetHandler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ReplicaSet obj) {
+                controller.enqueue(Keys.of(obj));
+            }
+
+            @Override
+            public void onUpdate(ReplicaSet oldObj, ReplicaSet newObj) {
+                controller.enqueue(Keys.of(newObj));
+            }
+
+            @Override
+            public void onDelete(ReplicaSet lastKnown, boolean finalStateUnknown) {
+                expectations.forget(Keys.of(lastKnown));
+                controller.enqueue(Keys.of(lastKnown));
+            }
+        };
+    }
+
+    public ResourceEventHandler<Pod> podHandler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                String owner = ownerKey(pod);
+                if (owner != null) {
+                    expectations.creationObserved(owner);
+                    controller.enqueue(owner);
+                } else {
+                    enqueueMatching(pod, controller);
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod oldPod, Pod newPod) {
+                String before = ownerKey(oldPod);
+                String after = ownerKey(newPod);
+                if (before != null && !before.equals(after)) {
+                    controller.enqueue(before);
+                }
+                if (after != null) {
+                    controller.enqueue(after);
+                } else {
+                    enqueueMatching(newPod, controller);
+                }
+            }
+
+            @Override
+            public void onDelete(Pod lastKnown, boolean finalStateUnknown) {
+                String owner = ownerKey(lastKnown);
+                if (owner != null) {
+                    expectations.deletionObserved(owner);
+                    controller.enqueue(owner);
+                }
+            }
+        };
+    }
+
+    private void enqueueMatching(Pod pod, Controller controller) {
+        for (ReplicaSet rs : replicaSets.byIndex(Indexer.NAMESPACE_INDEX, pod.getMetadata().getNamespace())) {
+            LabelSelector s = LabelSelector.fromObject(Json.toTree(rs.getSpec().getSelector()));
+            if (!s.isEmpty() && s.matches(labels(pod))) {
+                controller.enqueue(Keys.of(rs));
+            }
+        }
+    }
+
+    private static String ownerKey(Pod p) {
+        OwnerReference ref = controllerRef(p);
+        return ref == null || !"ReplicaSet".equals(ref.getKind()) ? null
+                : p.getMetadata().getNamespace() + "/" + ref.getName();
+    }
+
+    static OwnerReference controllerRef(Pod p) {
+        if (p.getMetadata().getOwnerReferences() == null) {
+            return null;
+        }
+        for (OwnerReference r : p.getMetadata().getOwnerReferences()) {
+            if (Boolean.TRUE.equals(r.getController())) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> labels(Pod p) {
+        return p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+    }
+
+    private static String phase(Pod p) {
+        return p.getStatus() == null || p.getStatus().getPhase() == null ? "Pending" : p.getStatus().getPhase();
+    }
+
+    static boolean isActive(Pod p) {
+        String phase = phase(p);
+        return p.getMetadata().getDeletionTimestamp() == null && !"Succeeded".equals(phase) && !"Failed".equals(phase);
+    }
+
+    static boolean isReady(Pod p) {
+        return readySince(p) != null;
+    }
+
+    private static Instant readySince(Pod p) {
+        if (p.getStatus() == null || p.getStatus().getConditions() == null) {
+            return null;
+        }
+        for (PodCondition c : p.getStatus().getConditions()) {
+            if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) {
+                return c.getLastTransitionTime() == null ? Instant.EPOCH : Instant.parse(c.getLastTransitionTime());
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,97 @@
+package io.cybernetes.controller;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Keys;
+import io.cybernetes.client.ListerWatcher;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A fake ApiClient for reconciler tests: writes are recorded as short sentences
+ * ("create Pod web-1", "delete Pod web-x") and answered as a server would (names from
+ * generateName, uids); creates can be made to fail after a number of successes.
+ */
+public final class RecordingApiClient implements ApiClient {
+
+    public final List<String> actions = new CopyOnWriteArrayList<>();
+    public final List<HasMetadata> created = new CopyOnWriteArrayList<>();
+    public final List<HasMetadata> statusWrites = new CopyOnWriteArrayList<>();
+    private final AtomicInteger names = new AtomicInteger();
+    private volatile int createsBeforeFailure = Integer.MAX_VALUE;
+
+    public void failCreatesAfter(int successes) {
+        createsBeforeFailure = successes;
+    }
+
+    @Override
+    public <T extends HasMetadata> Optional<T> get(Class<T> kind, String namespace, String name) {
+        return Optional.empty();
+    }
+
+    @Override
+    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
+        return new ListerWatcher.Listed<>(new ArrayList<>(), "1");
+    }
+
+    @Override
+    public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String rv) {
+        throw new UnsupportedOperationException("no watches here");
+    }
+
+    @Override
+    public synchronized <T extends HasMetadata> T create(T object) {
+        if (createsBeforeFailure-- <= 0) {
+            throw ApiException.forbidden("", "pods", "", "exceeded quota: q");
+        }
+        if (object.getMetadata().getName() == null) {
+            object.getMetadata().setName(object.getMetadata().getGenerateName() + names.incrementAndGet());
+        }
+        object.getMetadata().setUid(UUID.randomUUID().toString());
+        actions.add("create " + object.getKind() + " " + object.getMetadata().getName());
+        created.add(object);
+        return object;
+    }
+
+    @Override
+    public <T extends HasMetadata> T update(T object) {
+        actions.add("update " + object.getKind() + " " + Keys.of(object));
+        return object;
+    }
+
+    @Override
+    public <T extends HasMetadata> T updateStatus(T object) {
+        actions.add("updateStatus " + object.getKind() + " " + Keys.of(object));
+        statusWrites.add(object);
+        return object;
+    }
+
+    @Override
+    public <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch) {
+        actions.add("patch " + kind.getSimpleName() + " " + name);
+        try {
+            var tree = Json.MAPPER.readTree(mergePatch);
+            T patched = Json.MAPPER.treeToValue(tree, kind);
+            if (patched.getMetadata() == null) {
+                patched.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+            }
+            patched.getMetadata().setName(name);
+            patched.getMetadata().setNamespace(namespace);
+            return patched;
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("not a merge patch of " + kind.getSimpleName() + ": " + mergePatch, e);
+        }
+    }
+
+    @Override
+    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy) {
+        actions.add("delete " + kind.getSimpleName() + " " + name);
+    }
+}
