@@ -117,6 +117,11 @@ public final class ReplicaSetController implements Reconciler {
         List<OwnerReference> refs = new ArrayList<>(Objects.requireNonNullElse(p.getMetadata().getOwnerReferences(),
                 List.of()));
         refs.add(ownerRef(rs));
+        return setOwners(p, refs);
+    }
+
+    /** Replaces the pod's ownerReferences; the uid in the patch makes it fail if the pod was replaced meanwhile. */
+    private Pod setOwners(Pod p, List<OwnerReference> refs) {
         return client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
                 "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
                         + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
@@ -126,9 +131,7 @@ public final class ReplicaSetController implements Reconciler {
         List<OwnerReference> refs = new ArrayList<>(p.getMetadata().getOwnerReferences());
         refs.removeIf(r -> r.getUid().equals(rs.getMetadata().getUid()));
         try {
-            client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                    "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
-                            + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
+            setOwners(p, refs);
         } catch (ApiException e) {
             if (e.code() != 404) {
                 throw e;
