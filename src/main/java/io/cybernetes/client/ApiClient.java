@@ -32,6 +32,9 @@ public interface ApiClient {
     /** A JSON merge patch (RFC 7386). */
     <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch);
 
+    /** Sets a terminating namespace's spec.finalizers (the namespace's finalize subresource). */
+    io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace namespace);
+
     /** Deletes with the propagation policy (Background, Foreground, Orphan; null for the kind's default). */
     void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy);
 

@@ -91,6 +91,12 @@ public final class RecordingApiClient implements ApiClient {
     }
 
     @Override
+    public io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        actions.add("finalize Namespace " + ns.getMetadata().getName() + " " + ns.getSpec().getFinalizers());
+        return ns;
+    }
+
+    @Override
     public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy) {
         actions.add("delete " + kind.getSimpleName() + " " + name);
     }

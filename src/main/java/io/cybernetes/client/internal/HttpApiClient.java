@@ -203,6 +203,13 @@ public final class HttpApiClient implements ApiClient {
     }
 
     @Override
+    public io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        byte[] out = send("PUT", "/api/v1/namespaces/" + ns.getMetadata().getName() + "/finalize", "application/json",
+                Json.MAPPER.writeValueAsBytes(ns));
+        return Json.MAPPER.readValue(out, io.fabric8.kubernetes.api.model.Namespace.class);
+    }
+
+    @Override
     public <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch) {
         byte[] out = send("PATCH", item(type(kind), namespace, name), "application/merge-patch+json",
                 mergePatch.getBytes(StandardCharsets.UTF_8));

@@ -1,0 +1,128 @@
+package io.cybernetes.controller.namespace;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Indexer;
+import io.cybernetes.client.Keys;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.controller.Controller;
+import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.Reconciler;
+import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Empties a namespace that is being deleted: deletes every namespaced object in it, kind
+ * by kind, looks again while some are still going (graceful pods, finalizers), and when
+ * nothing is left removes the {@code kubernetes} finalizer, which lets the namespace go.
+ */
+public final class NamespaceController implements Reconciler {
+
+    public static final String NAME = "namespace";
+    static final String FINALIZER = "kubernetes";
+    static final Duration RECHECK = Duration.ofSeconds(1);
+
+    private final ApiClient client;
+    private final Indexer<Namespace> namespaces;
+    private final EventRecorder events;
+    private final List<ResourceType> contentTypes = new ArrayList<>();
+
+    public NamespaceController(ApiClient client, Indexer<Namespace> namespaces, ResourceRegistry registry,
+                               EventRecorder events) {
+        this.client = client;
+        this.namespaces = namespaces;
+        this.events = events;
+        for (ResourceType t : registry.all()) {
+            if (t.namespaced() && t.stored()) {
+                contentTypes.add(t);
+            }
+        }
+    }
+
+    @Override
+    public Result reconcile(Request request) throws Exception {
+        Namespace ns = namespaces.get(request.name()).orElse(null);
+        if (ns == null || ns.getMetadata().getDeletionTimestamp() == null) {
+            return Result.DONE;
+        }
+        if (ns.getSpec() == null || ns.getSpec().getFinalizers() == null
+                || !ns.getSpec().getFinalizers().contains(FINALIZER)) {
+            return Result.DONE;
+        }
+        int remaining = 0;
+        for (ResourceType t : contentTypes) {
+            remaining += deleteAll(t, ns.getMetadata().getName());
+        }
+        if (remaining > 0) {
+            return Result.after(RECHECK);
+        }
+        List<String> finalizers = new ArrayList<>(ns.getSpec().getFinalizers());
+        finalizers.remove(FINALIZER);
+        ns.getSpec().setFinalizers(finalizers);
+        try {
+            client.finalizeNamespace(ns);
+        } catch (ApiException e) {
+            if (e.code() != 404) {
+                throw e;
+            }
+        }
+        return Result.DONE;
+    }
+
+    /** Deletes what is left of one kind; returns how many objects are still there (going, or refusing to). */
+    private int deleteAll(ResourceType t, String namespace) {
+        @SuppressWarnings("unchecked")
+        Class<HasMetadata> kind = (Class<HasMetadata>) t.modelClass();
+        List<HasMetadata> items = client.list(kind, namespace, null).items();
+        for (HasMetadata o : items) {
+            if (o.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            try {
+                client.delete(kind, namespace, o.getMetadata().getName(), "Background");
+            } catch (ApiException e) {
+                if (e.code() != 404) {
+                    events.warning(namespaceRef(namespace), "FailedDelete", "Could not delete " + t.groupResource()
+                            + " " + o.getMetadata().getName() + ": " + e.getMessage());
+                }
+            }
+        }
+        return items.isEmpty() ? 0 : client.list(kind, namespace, null).items().size();
+    }
+
+    private Namespace namespaceRef(String name) {
+        return namespaces.get(name).orElseGet(() -> {
+            Namespace n = new Namespace();
+            n.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+            n.getMetadata().setName(name);
+            return n;
+        });
+    }
+
+    /** Every change to a namespace queues it; only terminating ones have work. */
+    public ResourceEventHandler<Namespace> handler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Namespace obj) {
+                controller.enqueue(Keys.of(obj));
+            }
+
+            @Override
+            public void onUpdate(Namespace oldObj, Namespace newObj) {
+                controller.enqueue(Keys.of(newObj));
+            }
+
+            @Override
+            public void onDelete(Namespace lastKnown, boolean finalStateUnknown) {
+            }
+        };
+    }
+}
