@@ -36,7 +36,13 @@ public interface ApiClient {
     io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace namespace);
 
     /** Deletes with the propagation policy (Background, Foreground, Orphan; null for the kind's default). */
-    void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy);
+    default void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy) {
+        delete(kind, namespace, name, propagationPolicy, null);
+    }
+
+    /** As above, with a grace period (0: at once, even for a pod on a node; null: the object's own). */
+    void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
+                Long gracePeriodSeconds);
 
     /** A ListerWatcher over this client, for informers. */
     default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace) {

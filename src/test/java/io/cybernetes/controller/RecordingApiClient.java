@@ -97,7 +97,9 @@ public final class RecordingApiClient implements ApiClient {
     }
 
     @Override
-    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy) {
-        actions.add("delete " + kind.getSimpleName() + " " + name);
+    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
+                       Long gracePeriodSeconds) {
+        actions.add("delete " + kind.getSimpleName() + " " + name + (gracePeriodSeconds == null ? ""
+                : " grace " + gracePeriodSeconds));
     }
 }

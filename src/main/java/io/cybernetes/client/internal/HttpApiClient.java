@@ -217,11 +217,18 @@ public final class HttpApiClient implements ApiClient {
     }
 
     @Override
-    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy) {
-        String body = propagationPolicy == null ? null : "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
-                + "\"propagationPolicy\":\"" + propagationPolicy + "\"}";
-        send("DELETE", item(type(kind), namespace, name), body == null ? null : "application/json",
-                body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
+                       Long gracePeriodSeconds) {
+        StringBuilder body = new StringBuilder("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\"");
+        if (propagationPolicy != null) {
+            body.append(",\"propagationPolicy\":\"").append(propagationPolicy).append('"');
+        }
+        if (gracePeriodSeconds != null) {
+            body.append(",\"gracePeriodSeconds\":").append(gracePeriodSeconds);
+        }
+        body.append('}');
+        send("DELETE", item(type(kind), namespace, name), "application/json",
+                body.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private HttpRequest.Builder request(String method, String path, String contentType, byte[] body) {

@@ -1,0 +1,97 @@
+package io.cybernetes.controller.podgc;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Indexer;
+import io.cybernetes.client.Keys;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.controller.Controller;
+import io.cybernetes.controller.Reconciler;
+import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.List;
+
+/**
+ * Deletes pods bound to nodes that no longer exist, at once (no node agent is left to end
+ * them gracefully), as Kubernetes' pod garbage collector does for orphaned pods. Start its
+ * workers only once the node informer has synced: a node not seen yet is not a missing one.
+ */
+public final class PodGarbageCollector implements Reconciler {
+
+    public static final String NAME = "pod-garbage-collector";
+    public static final String NODE_NAME_INDEX = "spec.nodeName";
+
+    private final ApiClient client;
+    private final Indexer<Pod> pods;
+    private final Indexer<Node> nodes;
+
+    public PodGarbageCollector(ApiClient client, Indexer<Pod> pods, Indexer<Node> nodes) {
+        this.client = client;
+        this.pods = pods;
+        this.nodes = nodes;
+    }
+
+    /** The pods index this collector needs: by the node they are bound to. */
+    public static void addIndexes(Indexer<Pod> pods) {
+        pods.addIndex(NODE_NAME_INDEX, p -> p.getSpec() == null || p.getSpec().getNodeName() == null ? List.of()
+                : List.of(p.getSpec().getNodeName()));
+    }
+
+    @Override
+    public Result reconcile(Request request) {
+        Pod pod = pods.get(request.key()).orElse(null);
+        if (pod == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null
+                || pod.getSpec().getNodeName().isEmpty() || nodes.get(pod.getSpec().getNodeName()).isPresent()) {
+            return Result.DONE;
+        }
+        try {
+            client.delete(Pod.class, request.namespace(), request.name(), null, 0L);
+        } catch (ApiException e) {
+            if (e.code() != 404) {
+                throw e;
+            }
+        }
+        return Result.DONE;
+    }
+
+    public ResourceEventHandler<Pod> podHandler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod obj) {
+                controller.enqueue(Keys.of(obj));
+            }
+
+            @Override
+            public void onUpdate(Pod oldObj, Pod newObj) {
+                controller.enqueue(Keys.of(newObj));
+            }
+
+            @Override
+            public void onDelete(Pod lastKnown, boolean finalStateUnknown) {
+            }
+        };
+    }
+
+    /** A node that goes away sends its pods to be looked at. */
+    public ResourceEventHandler<Node> nodeHandler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node obj) {
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+            }
+
+            @Override
+            public void onDelete(Node lastKnown, boolean finalStateUnknown) {
+                for (Pod p : pods.byIndex(NODE_NAME_INDEX, lastKnown.getMetadata().getName())) {
+                    controller.enqueue(Keys.of(p));
+                }
+            }
+        };
+    }
+}
