@@ -9,6 +9,9 @@ public record RequestAttributes(UserInfo user, String verb, boolean resourceRequ
                                 String apiVersion, String resource, String subresource, String namespace,
                                 String name, String path) {
 
+    /** The request attribute under which the authorization step leaves what it decided on (for audit). */
+    public static final String REQUEST_ATTRIBUTE = RequestAttributes.class.getName();
+
     public RequestAttributes {
         apiGroup = nullToEmpty(apiGroup);
         apiVersion = nullToEmpty(apiVersion);

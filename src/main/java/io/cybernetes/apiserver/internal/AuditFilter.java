@@ -65,7 +65,8 @@ final class AuditFilter extends OncePerRequestFilter {
 
     private void record(HttpServletRequest request, HttpServletResponse response, String auditId, Instant received) {
         UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
-        RequestAttributes a = resolver.resolve(request, user == null ? UserInfo.anonymous() : user);
+        RequestAttributes a = request.getAttribute(RequestAttributes.REQUEST_ATTRIBUTE) instanceof RequestAttributes known
+                ? known : resolver.resolve(request, user == null ? UserInfo.anonymous() : user);
         AuditPolicy.Level level = policy.levelFor(user == null ? a.withUser(null) : a);
         if (level == AuditPolicy.Level.NONE) {
             return;

@@ -36,6 +36,7 @@ final class RequestAuthorizer implements AuthorizationManager<RequestAuthorizati
             return new Forbidden(ApiException.unauthorized());
         }
         RequestAttributes attrs = resolver.resolve(context.getRequest(), ua.getPrincipal());
+        context.getRequest().setAttribute(RequestAttributes.REQUEST_ATTRIBUTE, attrs);
         Authorizer.Decision d = authorizer.authorize(attrs);
         context.getRequest().setAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE, d.allowed() ? "allow" : "forbid");
         context.getRequest().setAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE, d.reason());
