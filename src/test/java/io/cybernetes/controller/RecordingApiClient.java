@@ -24,6 +24,7 @@ public final class RecordingApiClient implements ApiClient {
     public final List<String> actions = new CopyOnWriteArrayList<>();
     public final List<HasMetadata> created = new CopyOnWriteArrayList<>();
     public final List<HasMetadata> statusWrites = new CopyOnWriteArrayList<>();
+    public final List<HasMetadata> updates = new CopyOnWriteArrayList<>();
     private final AtomicInteger names = new AtomicInteger();
     private volatile int createsBeforeFailure = Integer.MAX_VALUE;
 
@@ -63,6 +64,7 @@ public final class RecordingApiClient implements ApiClient {
     @Override
     public <T extends HasMetadata> T update(T object) {
         actions.add("update " + object.getKind() + " " + Keys.of(object));
+        updates.add(object);
         return object;
     }
 

@@ -64,11 +64,11 @@ public final class NamespaceController implements Reconciler {
         if (remaining > 0) {
             return Result.after(RECHECK);
         }
-        List<String> finalizers = new ArrayList<>(ns.getSpec().getFinalizers());
-        finalizers.remove(FINALIZER);
-        ns.getSpec().setFinalizers(finalizers);
+        // a copy: objects from the informer's cache are shared and never changed
+        Namespace done = io.cybernetes.api.Json.convert(io.cybernetes.api.Json.toTree(ns), Namespace.class);
+        done.getSpec().getFinalizers().remove(FINALIZER);
         try {
-            client.finalizeNamespace(ns);
+            client.finalizeNamespace(done);
         } catch (ApiException e) {
             if (e.code() != 404) {
                 throw e;

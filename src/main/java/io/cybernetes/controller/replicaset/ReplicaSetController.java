@@ -204,7 +204,8 @@ public final class ReplicaSetController implements Reconciler {
         return new PodBuilder().withNewMetadata().withNamespace(rs.getMetadata().getNamespace())
                 .withGenerateName(rs.getMetadata().getName() + "-").withLabels(new HashMap<>(labels))
                 .withAnnotations(new HashMap<>(annotations)).withOwnerReferences(ownerRef(rs)).endMetadata()
-                .withSpec(template.getSpec()).build();
+                .withSpec(Json.convert(Json.toTree(template.getSpec()), io.fabric8.kubernetes.api.model.PodSpec.class))
+                .build();
     }
 
     private static OwnerReference ownerRef(ReplicaSet rs) {

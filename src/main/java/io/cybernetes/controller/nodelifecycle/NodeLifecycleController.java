@@ -1,0 +1,222 @@
+package io.cybernetes.controller.nodelifecycle;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Indexer;
+import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.Reconciler;
+import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Watches nodes' heartbeats (their Leases in {@code kube-node-lease}): a node whose lease
+ * has not changed for the grace period (by this controller's own clock) gets Ready
+ * Unknown and the {@code node.kubernetes.io/unreachable:NoExecute} taint; its pods that
+ * do not tolerate the taint are evicted at once, those that tolerate it for a while when
+ * their tolerationSeconds have passed since the taint appeared. A node whose lease moves
+ * again loses the taint (its agent reports Ready itself).
+ */
+public final class NodeLifecycleController implements Reconciler {
+
+    public static final String NAME = "node-lifecycle";
+    public static final String UNREACHABLE = "node.kubernetes.io/unreachable";
+    public static final String LEASE_NAMESPACE = "kube-node-lease";
+    public static final String NODE_NAME_INDEX = "spec.nodeName";
+
+    private final ApiClient client;
+    private final Indexer<Node> nodes;
+    private final Indexer<Lease> leases;
+    private final Indexer<Pod> pods;
+    private final EventRecorder events;
+    private final Duration grace;
+    private final Clock clock;
+    private final Map<String, Observed> observed = new ConcurrentHashMap<>();
+
+    private record Observed(String renewTime, Instant at) {
+    }
+
+    public NodeLifecycleController(ApiClient client, Indexer<Node> nodes, Indexer<Lease> leases, Indexer<Pod> pods,
+                                   EventRecorder events, Duration grace, Clock clock) {
+        this.client = client;
+        this.nodes = nodes;
+        this.leases = leases;
+        this.pods = pods;
+        this.events = events;
+        this.grace = grace;
+        this.clock = clock;
+    }
+
+    /** The pods index this controller needs: by the node they are bound to. */
+    public static void addIndexes(Indexer<Pod> pods) {
+        pods.addIndex(NODE_NAME_INDEX, p -> p.getSpec() == null || p.getSpec().getNodeName() == null ? List.of()
+                : List.of(p.getSpec().getNodeName()));
+    }
+
+    @Override
+    public Result reconcile(Request request) {
+        String name = request.name();
+        Node node = nodes.get(name).orElse(null);
+        if (node == null) {
+            observed.remove(name);
+            return Result.DONE;
+        }
+        Instant now = clock.instant();
+        Instant lastSeen = heartbeat(name, now);
+        boolean late = Duration.between(lastSeen, now).compareTo(grace) > 0;
+        Taint taint = unreachableTaint(node);
+        if (late && taint == null) {
+            markUnreachable(node, now);
+            return Result.after(Duration.ofSeconds(1));
+        }
+        if (!late && taint != null) {
+            Node back = copy(node);
+            back.getSpec().getTaints().removeIf(t -> UNREACHABLE.equals(t.getKey()) && "NoExecute".equals(t.getEffect()));
+            update(back);
+            events.normal(node, "NodeReachable", "Node " + name + " renews its lease again");
+            return Result.after(grace);
+        }
+        if (taint != null) {
+            return evict(name, Instant.parse(taint.getTimeAdded()), now);
+        }
+        Duration untilLate = grace.minus(Duration.between(lastSeen, now)).plusMillis(100);
+        return Result.after(untilLate.isNegative() ? Duration.ofSeconds(1) : untilLate);
+    }
+
+    /** When the node's lease last changed, as this controller saw it. */
+    private Instant heartbeat(String node, Instant now) {
+        String renew = leases.get(LEASE_NAMESPACE + "/" + node)
+                .map(l -> l.getSpec() == null ? "" : String.valueOf(l.getSpec().getRenewTime())).orElse("");
+        Observed o = observed.get(node);
+        if (o == null || !o.renewTime().equals(renew)) {
+            o = new Observed(renew, now);
+            observed.put(node, o);
+        }
+        return o.at();
+    }
+
+    private void markUnreachable(Node node, Instant now) {
+        List<NodeCondition> conditions = new ArrayList<>(node.getStatus() == null || node.getStatus().getConditions() == null
+                ? List.of() : node.getStatus().getConditions());
+        conditions.removeIf(c -> "Ready".equals(c.getType()));
+        conditions.add(new NodeConditionBuilder().withType("Ready").withStatus("Unknown").withReason("NodeStatusUnknown")
+                .withMessage("Kubelet stopped posting node status.").withLastTransitionTime(now.toString())
+                .withLastHeartbeatTime(now.toString()).build());
+        Node withStatus = copy(node);
+        if (withStatus.getStatus() == null) {
+            withStatus.setStatus(new io.fabric8.kubernetes.api.model.NodeStatus());
+        }
+        withStatus.getStatus().setConditions(conditions);
+        try {
+            withStatus = client.updateStatus(withStatus);
+        } catch (ApiException e) {
+            if (e.code() == 404) {
+                return;
+            }
+            throw e;
+        }
+        if (withStatus.getSpec() == null) {
+            withStatus.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+        }
+        List<Taint> taints = new ArrayList<>(Objects.requireNonNullElse(withStatus.getSpec().getTaints(), List.of()));
+        taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.toString()).build());
+        withStatus.getSpec().setTaints(taints);
+        update(withStatus);
+        events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
+    }
+
+    /** Evicts the pods whose time is up; returns when to look again for the others. */
+    private Result evict(String node, Instant tainted, Instant now) {
+        Duration next = null;
+        for (Pod p : pods.byIndex(NODE_NAME_INDEX, node)) {
+            if (p.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            Duration tolerated = toleratedFor(p);
+            if (tolerated == null) {
+                continue;
+            }
+            Instant due = tainted.plus(tolerated);
+            if (!due.isAfter(now)) {
+                try {
+                    client.delete(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(), null);
+                    events.normal(p, "TaintManagerEviction", "Marking for deletion Pod " + p.getMetadata().getNamespace()
+                            + "/" + p.getMetadata().getName());
+                } catch (ApiException e) {
+                    if (e.code() != 404) {
+                        throw e;
+                    }
+                }
+            } else {
+                Duration wait = Duration.between(now, due);
+                next = next == null || wait.compareTo(next) < 0 ? wait : next;
+            }
+        }
+        return Result.after(next == null ? Duration.ofSeconds(5) : next.plusMillis(100));
+    }
+
+    /** How long the pod stays on an unreachable node: zero without a matching toleration, null for ever. */
+    static Duration toleratedFor(Pod p) {
+        if (p.getSpec() == null || p.getSpec().getTolerations() == null) {
+            return Duration.ZERO;
+        }
+        Duration best = Duration.ZERO;
+        for (Toleration t : p.getSpec().getTolerations()) {
+            boolean keyMatches = UNREACHABLE.equals(t.getKey())
+                    || ((t.getKey() == null || t.getKey().isEmpty()) && "Exists".equals(t.getOperator()));
+            boolean effectMatches = t.getEffect() == null || t.getEffect().isEmpty() || "NoExecute".equals(t.getEffect());
+            if (keyMatches && effectMatches) {
+                if (t.getTolerationSeconds() == null) {
+                    return null;
+                }
+                Duration d = Duration.ofSeconds(Math.max(0, t.getTolerationSeconds()));
+                best = d.compareTo(best) > 0 ? d : best;
+            }
+        }
+        return best;
+    }
+
+    private static Taint unreachableTaint(Node node) {
+        if (node.getSpec() == null || node.getSpec().getTaints() == null) {
+            return null;
+        }
+        for (Taint t : node.getSpec().getTaints()) {
+            if (UNREACHABLE.equals(t.getKey()) && "NoExecute".equals(t.getEffect())) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private void update(Node node) {
+        try {
+            client.update(node);
+        } catch (ApiException e) {
+            if (e.code() != 404 && e.code() != 409) {
+                throw e;
+            }
+            // 409: the node changed meanwhile; the informer brings the new version and the key comes back
+        }
+    }
+
+    private static Node copy(Node node) {
+        return Json.convert(Json.toTree(node), Node.class);
+    }
+}

@@ -1,0 +1,150 @@
+package io.cybernetes.controller.nodelifecycle;
+
+import io.cybernetes.client.Indexer;
+import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.RecordingApiClient;
+import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class NodeLifecycleControllerTest {
+
+    static final Duration GRACE = Duration.ofSeconds(50);
+
+    /** A clock the test moves. */
+    static final class TestClock extends Clock {
+        Instant now = Instant.parse("2026-11-29T12:00:00Z");
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+    }
+
+    final TestClock clock = new TestClock();
+    final RecordingApiClient client = new RecordingApiClient();
+    final Indexer<Node> nodes = new Indexer<>();
+    final Indexer<Lease> leases = new Indexer<>();
+    final Indexer<Pod> pods = new Indexer<>();
+    NodeLifecycleController controller;
+
+    @BeforeEach
+    void cluster() {
+        NodeLifecycleController.addIndexes(pods);
+        nodes.put(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().withNewSpec().endSpec().build());
+        renew();
+        controller = new NodeLifecycleController(client, nodes, leases, pods, new EventRecorder(client, "nl"), GRACE,
+                clock);
+    }
+
+    void renew() {
+        leases.put(new LeaseBuilder().withNewMetadata().withNamespace("kube-node-lease").withName("n1").endMetadata()
+                .withNewSpec().withHolderIdentity("n1").withRenewTime(ZonedDateTime.ofInstant(clock.now, ZoneOffset.UTC))
+                .endSpec().build());
+    }
+
+    static Pod pod(String name, Long tolerationSeconds, boolean tolerates) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).endMetadata()
+                .withNewSpec().withNodeName("n1").endSpec();
+        if (tolerates) {
+            b.editSpec().addNewToleration().withKey(NodeLifecycleController.UNREACHABLE).withOperator("Exists")
+                    .withEffect("NoExecute").withTolerationSeconds(tolerationSeconds).endToleration().endSpec();
+        }
+        return b.build();
+    }
+
+    long writes(String prefix) {
+        return client.actions.stream().filter(a -> a.startsWith(prefix)).count();
+    }
+
+    @Test
+    void aNodeThatKeepsRenewingIsLeftAlone() {
+        Result r = controller.reconcile(new Request("", "n1"));
+        clock.advance(Duration.ofSeconds(30));
+        renew();
+        controller.reconcile(new Request("", "n1"));
+        clock.advance(Duration.ofSeconds(30));
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions.stream().filter(a -> !a.contains("Event"))).isEmpty();
+        assertThat(r.requeueAfter()).isPositive();
+    }
+
+    @Test
+    void aSilentNodeBecomesUnknownAndTaintedAndItsPodsAreEvictedWhenTheirTimeIsUp() {
+        pods.put(pod("intolerant", null, false));
+        pods.put(pod("patient", 300L, true));
+        pods.put(pod("forever", null, true));
+        controller.reconcile(new Request("", "n1"));
+        clock.advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        assertThat(writes("updateStatus Node")).isEqualTo(1);
+        assertThat(writes("update Node")).isEqualTo(1);
+        Node tainted = (Node) client.statusWrites.get(0);
+        assertThat(tainted.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready")
+                && c.getStatus().equals("Unknown"));
+        assertThat(tainted.getSpec().getTaints()).anyMatch(t -> t.getKey().equals(NodeLifecycleController.UNREACHABLE)
+                && t.getEffect().equals("NoExecute"));
+        nodes.put(tainted);
+
+        Result r = controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).contains("delete Pod intolerant").doesNotContain("delete Pod patient");
+        assertThat(r.requeueAfter()).isBetween(Duration.ofSeconds(299), Duration.ofSeconds(301));
+        clock.advance(Duration.ofSeconds(301));
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).contains("delete Pod patient").doesNotContain("delete Pod forever");
+    }
+
+    @Test
+    void aNodeThatComesBackLosesTheTaint() {
+        controller.reconcile(new Request("", "n1"));
+        clock.advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        nodes.put((Node) client.statusWrites.get(0));
+        clock.advance(Duration.ofSeconds(5));
+        renew();
+        client.actions.clear();
+        controller.reconcile(new Request("", "n1"));
+        assertThat(writes("update Node")).isEqualTo(1);
+        Node back = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(back.getSpec().getTaints()).isEmpty();
+        assertThat(nodes.get("n1").orElseThrow().getSpec().getTaints()).as("the cached object is never changed")
+                .hasSize(1);
+    }
+
+    @Test
+    void tolerationsDecideHowLongAPodStays() {
+        assertThat(NodeLifecycleController.toleratedFor(pod("a", null, false))).isEqualTo(Duration.ZERO);
+        assertThat(NodeLifecycleController.toleratedFor(pod("b", 300L, true))).isEqualTo(Duration.ofSeconds(300));
+        assertThat(NodeLifecycleController.toleratedFor(pod("c", null, true))).isNull();
+    }
+}
