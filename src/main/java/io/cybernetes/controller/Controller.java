@@ -64,6 +64,26 @@ public final class Controller {
         queue.add(key);
     }
 
+    /** A handler that queues every object that is added or changes (deletions need no reconcile). */
+    public <T extends io.fabric8.kubernetes.api.model.HasMetadata> io.cybernetes.client.ResourceEventHandler<T>
+    enqueueOnAddAndUpdate() {
+        return new io.cybernetes.client.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                enqueue(io.cybernetes.client.Keys.of(obj));
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                enqueue(io.cybernetes.client.Keys.of(newObj));
+            }
+
+            @Override
+            public void onDelete(T lastKnown, boolean finalStateUnknown) {
+            }
+        };
+    }
+
     public void enqueueAfter(String key, Duration delay) {
         queue.addAfter(key, delay);
     }

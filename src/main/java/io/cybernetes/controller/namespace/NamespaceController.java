@@ -5,7 +5,6 @@ import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
-import io.cybernetes.client.Keys;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.EventRecorder;
@@ -109,20 +108,6 @@ public final class NamespaceController implements Reconciler {
 
     /** Every change to a namespace queues it; only terminating ones have work. */
     public ResourceEventHandler<Namespace> handler(Controller controller) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Namespace obj) {
-                controller.enqueue(Keys.of(obj));
-            }
-
-            @Override
-            public void onUpdate(Namespace oldObj, Namespace newObj) {
-                controller.enqueue(Keys.of(newObj));
-            }
-
-            @Override
-            public void onDelete(Namespace lastKnown, boolean finalStateUnknown) {
-            }
-        };
+        return controller.enqueueOnAddAndUpdate();
     }
 }

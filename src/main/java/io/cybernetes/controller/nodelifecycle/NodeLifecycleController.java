@@ -5,6 +5,7 @@ import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
@@ -39,7 +40,7 @@ public final class NodeLifecycleController implements Reconciler {
     public static final String NAME = "node-lifecycle";
     public static final String UNREACHABLE = "node.kubernetes.io/unreachable";
     public static final String LEASE_NAMESPACE = "kube-node-lease";
-    public static final String NODE_NAME_INDEX = "spec.nodeName";
+    public static final String NODE_NAME_INDEX = PodIndexes.BY_NODE_NAME;
 
     private final ApiClient client;
     private final Indexer<Node> nodes;
@@ -66,8 +67,7 @@ public final class NodeLifecycleController implements Reconciler {
 
     /** The pods index this controller needs: by the node they are bound to. */
     public static void addIndexes(Indexer<Pod> pods) {
-        pods.addIndex(NODE_NAME_INDEX, p -> p.getSpec() == null || p.getSpec().getNodeName() == null ? List.of()
-                : List.of(p.getSpec().getNodeName()));
+        PodIndexes.addByNodeName(pods);
     }
 
     @Override

@@ -6,13 +6,13 @@ import io.cybernetes.client.Indexer;
 import io.cybernetes.client.Keys;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
+import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 
-import java.util.List;
 
 /**
  * Deletes pods bound to nodes that no longer exist, at once (no node agent is left to end
@@ -22,7 +22,7 @@ import java.util.List;
 public final class PodGarbageCollector implements Reconciler {
 
     public static final String NAME = "pod-garbage-collector";
-    public static final String NODE_NAME_INDEX = "spec.nodeName";
+    public static final String NODE_NAME_INDEX = PodIndexes.BY_NODE_NAME;
 
     private final ApiClient client;
     private final Indexer<Pod> pods;
@@ -36,8 +36,7 @@ public final class PodGarbageCollector implements Reconciler {
 
     /** The pods index this collector needs: by the node they are bound to. */
     public static void addIndexes(Indexer<Pod> pods) {
-        pods.addIndex(NODE_NAME_INDEX, p -> p.getSpec() == null || p.getSpec().getNodeName() == null ? List.of()
-                : List.of(p.getSpec().getNodeName()));
+        PodIndexes.addByNodeName(pods);
     }
 
     @Override
@@ -58,21 +57,7 @@ public final class PodGarbageCollector implements Reconciler {
     }
 
     public ResourceEventHandler<Pod> podHandler(Controller controller) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod obj) {
-                controller.enqueue(Keys.of(obj));
-            }
-
-            @Override
-            public void onUpdate(Pod oldObj, Pod newObj) {
-                controller.enqueue(Keys.of(newObj));
-            }
-
-            @Override
-            public void onDelete(Pod lastKnown, boolean finalStateUnknown) {
-            }
-        };
+        return controller.enqueueOnAddAndUpdate();
     }
 
     /** A node that goes away sends its pods to be looked at. */
