@@ -66,10 +66,16 @@ class ClusterRoleAggregation implements SmartLifecycle {
         });
     }
 
+    /** One pass a moment after the latest change; nothing while stopped (start runs one anyway). */
     private void schedule() {
         ScheduledExecutorService ex = executor;
-        if (ex != null && scheduled.compareAndSet(false, true)) {
+        if (!running || ex == null || !scheduled.compareAndSet(false, true)) {
+            return;
+        }
+        try {
             ex.schedule(this::pass, SETTLE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            scheduled.set(false);
         }
     }
 
@@ -100,6 +106,8 @@ class ClusterRoleAggregation implements SmartLifecycle {
             t.setDaemon(true);
             return t;
         });
+        // a pass scheduled when the last stop shut the executor down never ran: start afresh
+        scheduled.set(false);
         running = true;
         reflector.start();
         schedule();
