@@ -78,4 +78,20 @@ public final class Json {
         }
         return parent.putObject(name);
     }
+
+    /** The strings of a JSON array (empty when the node is missing, null or not an array). */
+    public static java.util.List<String> strings(JsonNode arr) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (arr != null && arr.isArray()) {
+            arr.forEach(n -> out.add(n.asString("")));
+        }
+        return java.util.List.copyOf(out);
+    }
+
+    /** Appends the values (none when null) to the array. */
+    public static void addStrings(tools.jackson.databind.node.ArrayNode arr, java.util.Collection<String> values) {
+        if (values != null) {
+            values.forEach(arr::add);
+        }
+    }
 }

@@ -128,16 +128,16 @@ final class AccessReviews {
         for (PolicyRule r : rules.rulesFor(user, ns)) {
             if (r.getNonResourceURLs() != null && !r.getNonResourceURLs().isEmpty()) {
                 ObjectNode n = nonResourceRules.addObject();
-                strings(n.putArray("verbs"), r.getVerbs());
-                strings(n.putArray("nonResourceURLs"), r.getNonResourceURLs());
+                Json.addStrings(n.putArray("verbs"), r.getVerbs());
+                Json.addStrings(n.putArray("nonResourceURLs"), r.getNonResourceURLs());
             }
             if (r.getResources() != null && !r.getResources().isEmpty()) {
                 ObjectNode n = resourceRules.addObject();
-                strings(n.putArray("verbs"), r.getVerbs());
-                strings(n.putArray("apiGroups"), r.getApiGroups());
-                strings(n.putArray("resources"), r.getResources());
+                Json.addStrings(n.putArray("verbs"), r.getVerbs());
+                Json.addStrings(n.putArray("apiGroups"), r.getApiGroups());
+                Json.addStrings(n.putArray("resources"), r.getResources());
                 if (r.getResourceNames() != null && !r.getResourceNames().isEmpty()) {
-                    strings(n.putArray("resourceNames"), r.getResourceNames());
+                    Json.addStrings(n.putArray("resourceNames"), r.getResourceNames());
                 }
             }
         }
@@ -167,18 +167,12 @@ final class AccessReviews {
         if (!u.uid().isEmpty()) {
             n.put("uid", u.uid());
         }
-        strings(n.putArray("groups"), u.groups());
+        Json.addStrings(n.putArray("groups"), u.groups());
         if (!u.extra().isEmpty()) {
             ObjectNode extra = n.putObject("extra");
-            u.extra().forEach((k, v) -> strings(extra.putArray(k), v));
+            u.extra().forEach((k, v) -> Json.addStrings(extra.putArray(k), v));
         }
         return n;
-    }
-
-    private static void strings(ArrayNode arr, List<String> values) {
-        if (values != null) {
-            values.forEach(arr::add);
-        }
     }
 
     private static String text(JsonNode node, String field) {

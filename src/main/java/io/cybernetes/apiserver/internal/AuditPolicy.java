@@ -61,8 +61,8 @@ final class AuditPolicy {
             };
             List<JsonNode> resources = new ArrayList<>();
             r.path("resources").forEach(resources::add);
-            rules.add(new Rule(l, strings(r.path("users")), strings(r.path("userGroups")), strings(r.path("verbs")),
-                    resources, strings(r.path("namespaces")), strings(r.path("nonResourceURLs"))));
+            rules.add(new Rule(l, Json.strings(r.path("users")), Json.strings(r.path("userGroups")), Json.strings(r.path("verbs")),
+                    resources, Json.strings(r.path("namespaces")), Json.strings(r.path("nonResourceURLs"))));
         }
         return new AuditPolicy(List.copyOf(rules));
     }
@@ -108,22 +108,16 @@ final class AuditPolicy {
         if (!group.path("group").asString("").equals(a.apiGroup())) {
             return false;
         }
-        List<String> names = strings(group.path("resourceNames"));
+        List<String> names = Json.strings(group.path("resourceNames"));
         if (!names.isEmpty() && !names.contains(a.name())) {
             return false;
         }
-        List<String> resources = strings(group.path("resources"));
+        List<String> resources = Json.strings(group.path("resources"));
         if (resources.isEmpty()) {
             return true;
         }
         String full = a.resourceWithSubresource();
         return resources.stream().anyMatch(r -> r.equals("*") || r.equals(full) || r.equals(a.resource() + "/*")
                 || (r.startsWith("*/") && r.equals("*/" + a.subresource())));
-    }
-
-    private static List<String> strings(JsonNode arr) {
-        List<String> out = new ArrayList<>();
-        arr.forEach(v -> out.add(v.asString("")));
-        return out;
     }
 }

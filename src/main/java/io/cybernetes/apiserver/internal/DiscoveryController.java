@@ -143,7 +143,7 @@ class DiscoveryController {
                     s.put("group", k.group());
                     s.put("version", k.version());
                 }
-                strings(s.putArray("verbs"), k.verbs());
+                Json.addStrings(s.putArray("verbs"), k.verbs());
             }
         }
         return o;
@@ -195,7 +195,7 @@ class DiscoveryController {
                             ObjectNode s = subs.addObject();
                             s.put("subresource", sub);
                             kind(s.putObject("responseKind"), k.group(), k.version(), k.kind());
-                            strings(s.putArray("verbs"), k.verbs());
+                            Json.addStrings(s.putArray("verbs"), k.verbs());
                         }
                     }
                 }
@@ -208,12 +208,12 @@ class DiscoveryController {
 
     /** Verbs, short names and categories: the same in both discovery forms. */
     private static void verbsAndNames(ObjectNode r, ResourceType t) {
-        strings(r.putArray("verbs"), t.verbs());
+        Json.addStrings(r.putArray("verbs"), t.verbs());
         if (!t.shortNames().isEmpty()) {
-            strings(r.putArray("shortNames"), t.shortNames());
+            Json.addStrings(r.putArray("shortNames"), t.shortNames());
         }
         if (!t.categories().isEmpty()) {
-            strings(r.putArray("categories"), t.categories());
+            Json.addStrings(r.putArray("categories"), t.categories());
         }
     }
 
@@ -221,10 +221,6 @@ class DiscoveryController {
         o.put("group", group);
         o.put("version", version);
         o.put("kind", kind);
-    }
-
-    private static void strings(ArrayNode arr, List<String> values) {
-        values.forEach(arr::add);
     }
 
     private static boolean wantsAggregated(HttpServletRequest request) {

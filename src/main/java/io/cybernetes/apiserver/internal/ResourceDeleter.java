@@ -104,7 +104,7 @@ final class ResourceDeleter {
         }
         ArrayNode f = meta.has("finalizers") && meta.get("finalizers").isArray()
                 ? (ArrayNode) meta.get("finalizers") : meta.putArray("finalizers");
-        if (!ResourceService.strings(f).contains(finalizer)) {
+        if (!Json.strings(f).contains(finalizer)) {
             f.add(finalizer);
         }
     }

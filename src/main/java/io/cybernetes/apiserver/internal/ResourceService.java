@@ -300,8 +300,8 @@ final class ResourceService {
         SchemaValidator.validate(updated, schemas.of(type), "", causes);
         strategy.validateUpdate(updated, old, subresource, causes);
         if (Json.text(oldMeta, "deletionTimestamp") != null) {
-            List<String> oldF = strings(oldMeta.get("finalizers"));
-            for (String f : strings(meta.get("finalizers"))) {
+            List<String> oldF = Json.strings(oldMeta.get("finalizers"));
+            for (String f : Json.strings(meta.get("finalizers"))) {
                 if (!oldF.contains(f)) {
                     causes.add(ApiException.cause("metadata.finalizers", "FieldValueForbidden",
                             "Forbidden: no new finalizers can be added if the object is being deleted, found new"
@@ -338,14 +338,6 @@ final class ResourceService {
         Json.child(x, "metadata").remove("resourceVersion");
         Json.child(y, "metadata").remove("resourceVersion");
         return x.equals(y);
-    }
-
-    static List<String> strings(JsonNode arr) {
-        List<String> out = new ArrayList<>();
-        if (arr != null && arr.isArray()) {
-            arr.forEach(n -> out.add(n.asString()));
-        }
-        return out;
     }
 
     /** PUT of the main resource or its status subresource. */

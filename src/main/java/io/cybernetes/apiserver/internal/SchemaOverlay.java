@@ -6,7 +6,6 @@ import tools.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,7 +35,7 @@ final class SchemaOverlay {
         if (t.isMissingNode()) {
             return Schema.Rules.NONE;
         }
-        return new Schema.Rules(text(t, "description"), strings(t.path("required")), null, null, List.of(), null, null);
+        return new Schema.Rules(text(t, "description"), Json.strings(t.path("required")), null, null, List.of(), null, null);
     }
 
     /** The rules of one field of a type. */
@@ -49,17 +48,11 @@ final class SchemaOverlay {
             return new Schema.Rules(f.asString(), List.of(), null, null, List.of(), null, null);
         }
         return new Schema.Rules(text(f, "description"), List.of(), f.has("minimum") ? f.get("minimum").asLong() : null,
-                f.has("maximum") ? f.get("maximum").asLong() : null, strings(f.path("enum")), text(f, "format"),
+                f.has("maximum") ? f.get("maximum").asLong() : null, Json.strings(f.path("enum")), text(f, "format"),
                 f.has("minItems") ? f.get("minItems").asInt() : null);
     }
 
     private static String text(JsonNode n, String field) {
         return n.hasNonNull(field) ? n.get(field).asString() : null;
-    }
-
-    private static List<String> strings(JsonNode arr) {
-        List<String> out = new ArrayList<>();
-        arr.forEach(v -> out.add(v.asString()));
-        return List.copyOf(out);
     }
 }
