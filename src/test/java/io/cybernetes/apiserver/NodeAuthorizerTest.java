@@ -40,6 +40,7 @@ class NodeAuthorizerTest extends ApiTestSupport {
         pod("on-node2", "node2", "{\"name\":\"s\",\"secret\":{\"secretName\":\"other-secret\"}}");
         eventually(() -> assertThat(asNode1("GET", "/api/v1/namespaces/" + NS + "/secrets/used-secret").code())
                 .isEqualTo(200));
+        eventually(() -> assertThat(get("/api/v1/namespaces/" + NS + "/serviceaccounts/default").code()).isEqualTo(200));
     }
 
     private void pod(String name, String node, String volumes) {
@@ -50,6 +51,10 @@ class NodeAuthorizerTest extends ApiTestSupport {
     }
 
     private Response asNode1(String method, String path) {
+        if (method.equals("POST")) {
+            return callAs("node1-token", method, path, "application/json", "{\"apiVersion\":\"authentication.k8s.io/v1\","
+                    + "\"kind\":\"TokenRequest\",\"spec\":{}}", "application/json");
+        }
         String body = method.equals("PATCH") ? "{\"metadata\":{\"labels\":{\"touched\":\"yes\"}}}" : null;
         return callAs("node1-token", method, path, body == null ? null : "application/merge-patch+json", body,
                 "application/json");
@@ -77,7 +82,11 @@ class NodeAuthorizerTest extends ApiTestSupport {
                 Arguments.of("a node may not delete a Node", "DELETE", "/api/v1/nodes/node2", false),
                 Arguments.of("a node renews its own Lease", "PATCH", leases + "node1", true),
                 Arguments.of("a node may not renew another node's Lease", "PATCH", leases + "node2", false),
-                Arguments.of("a node may not read deployments", "GET", "/apis/apps/v1/deployments", false));
+                Arguments.of("a node may not read deployments", "GET", "/apis/apps/v1/deployments", false),
+                Arguments.of("a node gets a token for the ServiceAccount its pod runs as", "POST",
+                        "/api/v1/namespaces/" + NS + "/serviceaccounts/default/token", true),
+                Arguments.of("a node may not get a token for another ServiceAccount", "POST",
+                        "/api/v1/namespaces/" + NS + "/serviceaccounts/other/token", false));
     }
 
     @ParameterizedTest(name = "{0}")
