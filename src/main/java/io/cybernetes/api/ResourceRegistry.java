@@ -46,6 +46,8 @@ public final class ResourceRegistry {
     private static final String AUTHORIZATION = "authorization.k8s.io";
     private static final String ADMISSION = "admissionregistration.k8s.io";
     private static final String AUTHENTICATION = "authentication.k8s.io";
+    /** The group of the reconcile status views. */
+    public static final String STATUS = "status.cybernetes.io";
 
     private final List<ResourceType> types;
     private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
@@ -93,6 +95,9 @@ public final class ResourceRegistry {
                 LocalSubjectAccessReview.class));
         t.add(review(AUTHENTICATION, "SelfSubjectReview", "selfsubjectreviews", false, SelfSubjectReview.class));
         t.add(review(AUTHENTICATION, "TokenReview", "tokenreviews", false, TokenReview.class));
+        t.add(view("Controller", "controllers", false));
+        t.add(view("DeploymentReconcile", "deploymentreconciles", true));
+        t.add(view("ReplicaSetReconcile", "replicasetreconciles", true));
         return new ResourceRegistry(t);
     }
 
@@ -100,6 +105,13 @@ public final class ResourceRegistry {
                                        Class<? extends HasMetadata> model) {
         return new ResourceType(group, "v1", kind, plural, kind.toLowerCase(), namespaced, List.of(), List.of(),
                 Set.of(), NameRule.PATH_SEGMENT, model, ResourceType.CREATE_ONLY);
+    }
+
+    /** A read-only view computed by the server (the reconcile status), not stored. */
+    private static ResourceType view(String kind, String plural, boolean namespaced) {
+        return new ResourceType(STATUS, "v1", kind, plural, kind.toLowerCase(), namespaced, List.of(), List.of(),
+                Set.of(), NameRule.PATH_SEGMENT, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class,
+                ResourceType.READ_ONLY);
     }
 
     private static ResourceType type(String group, String kind, String plural, boolean namespaced, List<String> shortNames,

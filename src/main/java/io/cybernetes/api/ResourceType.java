@@ -30,6 +30,9 @@ public record ResourceType(
     /** The one verb of a review: created, answered and never stored. */
     public static final List<String> CREATE_ONLY = List.of("create");
 
+    /** The verbs of a read-only view the server computes (not stored, never written). */
+    public static final List<String> READ_ONLY = List.of("get", "list");
+
     /** How names of a kind are validated. */
     public enum NameRule { DNS1123_SUBDOMAIN, DNS1123_LABEL, PATH_SEGMENT }
 
@@ -60,9 +63,14 @@ public record ResourceType(
         return namespaced ? keyPrefix() + namespace + "/" + name : keyPrefix() + name;
     }
 
-    /** Whether objects of this kind are stored (false for reviews, which are only created and answered). */
+    /** Whether objects of this kind are stored (false for reviews, only created and answered, and for views). */
     public boolean stored() {
-        return verbs.contains("get");
+        return verbs.contains("get") && verbs.contains("create");
+    }
+
+    /** Whether this is a read-only view computed by a component of the server. */
+    public boolean view() {
+        return !verbs.contains("create");
     }
 
     public boolean hasSubresource(String name) {

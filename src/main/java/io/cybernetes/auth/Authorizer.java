@@ -1,5 +1,7 @@
 package io.cybernetes.auth;
 
+import io.cybernetes.api.ApiException;
+
 /**
  * Decides whether a request may proceed. Implementations answer {@link Decision#allow()}
  * or {@link Decision#deny(String)} only when they are sure; otherwise
@@ -13,6 +15,24 @@ public interface Authorizer {
     String REASON_REQUEST_ATTRIBUTE = Authorizer.class.getName() + ".reason";
 
     Decision authorize(RequestAttributes attributes);
+
+    /** The 403 as Kubernetes words it, with the authorizers' reasons appended. */
+    static ApiException forbidden(RequestAttributes a, String reason) {
+        UserInfo user = a.user();
+        String why;
+        if (!a.resourceRequest()) {
+            why = "User \"" + user.name() + "\" cannot " + a.verb() + " path \"" + a.path() + "\"";
+        } else {
+            why = "User \"" + user.name() + "\" cannot " + a.verb() + " resource \"" + a.resourceWithSubresource()
+                    + "\" in API group \"" + a.apiGroup() + "\""
+                    + (a.namespace().isEmpty() ? " at the cluster scope" : " in the namespace \"" + a.namespace() + "\"");
+        }
+        if (reason != null && !reason.isEmpty()) {
+            why += ": " + reason;
+        }
+        return a.resourceRequest() ? ApiException.forbidden(a.apiGroup(), a.resource(), a.name(), why)
+                : ApiException.forbidden("forbidden: " + why);
+    }
 
     /** An authorizer's answer with the reason people see in a 403 or an access review. */
     record Decision(Outcome outcome, String reason) {

@@ -85,6 +85,8 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("autoscaling"), List.of("horizontalpodautoscalers", "horizontalpodautoscalers/status")),
                 rule(READ, List.of("batch"), List.of("cronjobs", "cronjobs/status", "jobs", "jobs/status")),
                 rule(READ, List.of("coordination.k8s.io"), List.of("leases")),
+                rule(READ, List.of("status.cybernetes.io"), List.of("controllers", "deploymentreconciles",
+                        "replicasetreconciles")),
                 rule(READ, List.of("policy"), List.of("poddisruptionbudgets", "poddisruptionbudgets/status")))));
         roles.add(role("system:node", Map.of(), nodeRules()));
         roles.add(role(KUBE_SCHEDULER, Map.of(), List.of(

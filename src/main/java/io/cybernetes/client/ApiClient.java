@@ -32,6 +32,9 @@ public interface ApiClient {
     /** A JSON merge patch (RFC 7386). */
     <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch);
 
+    /** Binds a pod to a node (the pods/binding subresource); 409 when it is bound already. */
+    void bind(String namespace, String pod, String node);
+
     /** Sets a terminating namespace's spec.finalizers (the namespace's finalize subresource). */
     io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace namespace);
 

@@ -35,6 +35,16 @@ public final class Indexer<T extends HasMetadata> {
     }
 
     /** Adds an index (before objects arrive, or it is built from what is there). */
+    /** Whether an index of that name was added. */
+    public boolean hasIndex(String name) {
+        lock.readLock().lock();
+        try {
+            return indexers.containsKey(name);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     public void addIndex(String name, Function<T, List<String>> values) {
         lock.writeLock().lock();
         try {

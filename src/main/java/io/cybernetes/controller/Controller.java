@@ -9,7 +9,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,14 +41,34 @@ public final class Controller {
     private final long[] durations = new long[1024];
     private int durationCount;
     private volatile boolean running;
+    private final Map<String, KeyResult> lastResults = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, KeyResult> eldest) {
+                    return size() > MAX_REMEMBERED_KEYS;
+                }
+            });
+
+    /** How many keys' last results are remembered (the least recently reconciled are forgotten first). */
+    static final int MAX_REMEMBERED_KEYS = 20_000;
 
     /** The latest failure: which object, what, when. */
     public record LastError(String key, String message, Instant at) {
     }
 
+    /** How the latest reconcile of one key ended: Success, Requeue, RequeueAfter, Error or TerminalError. */
+    public record KeyResult(String outcome, String message, Instant at, Duration took) {
+    }
+
     /** What the controller has done, for the reconcile status API and metrics. */
     public record Status(String name, int workers, boolean running, WorkQueue.Metrics queue, long reconciles,
                          long errors, Duration p50, Duration p99, LastError lastError, Instant lastSuccess) {
+
+        /** A controller this replica does not run. */
+        public static Status idle(String name) {
+            return new Status(name, 0, false, new WorkQueue.Metrics(0, 0, 0, 0, Duration.ZERO, Duration.ZERO, 0), 0, 0,
+                    Duration.ZERO, Duration.ZERO, null, null);
+        }
     }
 
     public Controller(String name, Reconciler reconciler, int workers) {
@@ -133,35 +156,52 @@ public final class Controller {
 
     private void process(String key) {
         long t0 = System.nanoTime();
+        String outcome;
+        String message = "";
         try {
             Result r = reconciler.reconcile(Request.ofKey(key));
             reconciles.incrementAndGet();
             lastSuccess.set(Instant.now());
             if (r.requeue()) {
+                outcome = "Requeue";
                 queue.addRateLimited(key);
             } else {
                 queue.forget(key);
+                outcome = "Success";
                 if (!r.requeueAfter().isZero()) {
+                    outcome = "RequeueAfter";
+                    message = "looks again in " + r.requeueAfter().toMillis() + " ms";
                     queue.addAfter(key, r.requeueAfter());
                 }
             }
         } catch (Reconciler.TerminalException e) {
             reconciles.incrementAndGet();
             errors.incrementAndGet();
-            lastError.set(new LastError(key, e.getMessage(), Instant.now()));
+            outcome = "TerminalError";
+            message = String.valueOf(e.getMessage());
+            lastError.set(new LastError(key, message, Instant.now()));
             queue.forget(key);
             log.warn("{}: {} failed for good: {}", name, key, e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
         } catch (Exception e) {
             reconciles.incrementAndGet();
             errors.incrementAndGet();
-            lastError.set(new LastError(key, String.valueOf(e.getMessage()), Instant.now()));
+            outcome = "Error";
+            message = String.valueOf(e.getMessage());
+            lastError.set(new LastError(key, message, Instant.now()));
             queue.addRateLimited(key);
             log.debug("{}: {} failed, retrying: {}", name, key, e.toString());
-        } finally {
-            record(System.nanoTime() - t0);
         }
+        long took = System.nanoTime() - t0;
+        record(took);
+        lastResults.put(key, new KeyResult(outcome, message, Instant.now(), Duration.ofNanos(took)));
+    }
+
+    /** How the latest reconcile of the key ended, if this controller remembers one. */
+    public Optional<KeyResult> lastResult(String key) {
+        return Optional.ofNullable(lastResults.get(key));
     }
 
     private synchronized void record(long nanos) {

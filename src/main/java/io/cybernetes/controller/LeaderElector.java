@@ -89,6 +89,12 @@ public final class LeaderElector {
         return identity;
     }
 
+    /** The lease's holder as the API has it now. */
+    public Optional<String> holder() {
+        return client.get(Lease.class, namespace, name).map(l -> l.getSpec() == null ? null
+                : l.getSpec().getHolderIdentity());
+    }
+
     private void run() {
         try {
             while (running) {

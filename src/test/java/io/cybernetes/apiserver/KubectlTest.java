@@ -134,7 +134,7 @@ class KubectlTest extends ApiTestSupport {
         assertThat(table.exit()).as(table.all()).isZero();
         assertThat(table.out().lines().findFirst().orElse(""))
                 .matches("NAME\\s+READY\\s+UP-TO-DATE\\s+AVAILABLE\\s+AGE");
-        assertThat(table.out()).containsPattern("web\\s+0/2\\s+0\\s+0\\s+\\d+s");
+        assertThat(table.out()).containsPattern("web\\s+0/2\\s+[0-2]\\s+0\\s+\\d+s");
         Run pods = kubectl("get", "-n", ns, "pods", "-o", "wide");
         assertThat(pods.out().lines().findFirst().orElse(""))
                 .matches("NAME\\s+READY\\s+STATUS\\s+RESTARTS\\s+AGE\\s+IP\\s+NODE\\s+NOMINATED NODE\\s+READINESS GATES");

@@ -93,6 +93,11 @@ public final class RecordingApiClient implements ApiClient {
     }
 
     @Override
+    public void bind(String namespace, String pod, String node) {
+        actions.add("bind Pod " + pod + " " + node);
+    }
+
+    @Override
     public io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
         actions.add("finalize Namespace " + ns.getMetadata().getName() + " " + ns.getSpec().getFinalizers());
         return ns;

@@ -55,9 +55,14 @@ class ApiErrorHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<byte[]> unexpected(Exception e) {
+        return status(unexpectedFailure(e));
+    }
+
+    /** An unexpected failure, logged here, as the 500 Status the client gets (its first line, no trace). */
+    static ApiException unexpectedFailure(Exception e) {
         log.error("request failed unexpectedly", e);
-        return status(ApiException.internal(e.getClass().getSimpleName() + (e.getMessage() == null ? ""
-                : ": " + e.getMessage().lines().findFirst().orElse(""))));
+        return ApiException.internal(e.getClass().getSimpleName() + (e.getMessage() == null ? ""
+                : ": " + e.getMessage().lines().findFirst().orElse("")));
     }
 
     static ResponseEntity<byte[]> status(ApiException e) {

@@ -85,6 +85,9 @@ class KubeOpenApiController {
         ObjectNode paths = doc.putObject("paths");
         ObjectNode components = doc.putObject("components").putObject("schemas");
         for (ResourceType t : registry.in(gv)) {
+            if (t.view()) {
+                continue;
+            }
             String ref = schemaRef(schemas.of(t), components);
             ObjectNode kindSchema = (ObjectNode) components.get(ref);
             ArrayNode gvk = kindSchema.putArray("x-kubernetes-group-version-kind");

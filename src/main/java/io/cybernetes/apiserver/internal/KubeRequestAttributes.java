@@ -22,15 +22,19 @@ class KubeRequestAttributes implements RequestAttributesResolver {
 
     @Override
     public RequestAttributes resolve(HttpServletRequest request, UserInfo user) {
-        String path = request.getRequestURI();
-        String method = request.getMethod();
+        return resolve(request.getMethod(), request.getRequestURI(), RequestReader.isTrue(request.getParameter("watch")),
+                user);
+    }
+
+    /** The attributes of a request by method, path and whether it asks to watch. */
+    static RequestAttributes resolve(String method, String path, boolean watch, UserInfo user) {
         RequestInfo info = resourceInfo(path);
         if (info == null) {
             return RequestAttributes.nonResource(user, method.toLowerCase(Locale.ROOT), path);
         }
         boolean named = info.name() != null;
         String verb = switch (method) {
-            case "GET", "HEAD" -> named ? "get" : RequestReader.isTrue(request.getParameter("watch")) ? "watch" : "list";
+            case "GET", "HEAD" -> named ? "get" : watch ? "watch" : "list";
             case "POST" -> "create";
             case "PUT" -> "update";
             case "PATCH" -> "patch";

@@ -1,12 +1,10 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.auth.UserInfo;
 import io.cybernetes.api.FieldSelector;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceType;
-import jakarta.servlet.http.HttpServletRequest;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -27,12 +25,12 @@ final class RequestReader {
     }
 
 
-    byte[] readBody(HttpServletRequest request) throws IOException {
+    byte[] readBody(ApiCall request) throws IOException {
         long max = maxRequestBytes;
-        if (request.getContentLengthLong() > max) {
+        if (request.contentLength() > max) {
             throw ApiException.entityTooLarge(max);
         }
-        try (InputStream in = request.getInputStream()) {
+        try (InputStream in = request.body()) {
             byte[] body = readAtMost(in, max);
             if (body.length == 0) {
                 throw ApiException.badRequest("the request body is empty");
@@ -55,8 +53,8 @@ final class RequestReader {
         return out.toByteArray();
     }
 
-    ObjectNode readObject(HttpServletRequest request) throws IOException {
-        String ct = request.getContentType();
+    ObjectNode readObject(ApiCall request) throws IOException {
+        String ct = request.contentType();
         String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
         if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
             return ProtobufBodies.decode(readBody(request));
@@ -69,12 +67,12 @@ final class RequestReader {
         return Json.parseObject(readBody(request), yaml);
     }
 
-    WriteOptions writeOptions(HttpServletRequest request) {
-        String dryRun = request.getParameter("dryRun");
+    WriteOptions writeOptions(ApiCall request) {
+        String dryRun = request.parameter("dryRun");
         if (dryRun != null && !dryRun.isEmpty() && !dryRun.equals("All")) {
             throw ApiException.badRequest("Invalid dry run value \"" + dryRun + "\": the only valid value is \"All\"");
         }
-        String fv = request.getParameter("fieldValidation");
+        String fv = request.parameter("fieldValidation");
         StrictDecoder.FieldValidation mode = switch (fv == null ? "" : fv) {
             case "Strict" -> StrictDecoder.FieldValidation.STRICT;
             case "Ignore" -> StrictDecoder.FieldValidation.IGNORE;
@@ -82,13 +80,13 @@ final class RequestReader {
             default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
                     + " got \"" + fv + "\"");
         };
-        return new WriteOptions("All".equals(dryRun), mode, request.getParameter("fieldManager"),
-                (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE));
+        return new WriteOptions("All".equals(dryRun), mode, request.parameter("fieldManager"),
+                request.user());
     }
 
-    ListOptions listOptions(HttpServletRequest request, ResourceType type) {
+    ListOptions listOptions(ApiCall request, ResourceType type) {
         int limit = 0;
-        String l = request.getParameter("limit");
+        String l = request.parameter("limit");
         if (l != null && !l.isEmpty()) {
             try {
                 limit = Math.max(0, Integer.parseInt(l));
@@ -96,19 +94,19 @@ final class RequestReader {
                 throw ApiException.badRequest("invalid limit \"" + l + "\"");
             }
         }
-        return new ListOptions(LabelSelector.parse(request.getParameter("labelSelector")),
-                FieldSelector.parse(request.getParameter("fieldSelector"), type), limit,
-                request.getParameter("continue"), request.getParameter("resourceVersion"),
-                request.getParameter("resourceVersionMatch"));
+        return new ListOptions(LabelSelector.parse(request.parameter("labelSelector")),
+                FieldSelector.parse(request.parameter("fieldSelector"), type), limit,
+                request.parameter("continue"), request.parameter("resourceVersion"),
+                request.parameter("resourceVersionMatch"));
     }
 
-    DeleteOptions deleteOptions(HttpServletRequest request) throws IOException {
-        String policy = request.getParameter("propagationPolicy");
-        Long grace = parseLong(request.getParameter("gracePeriodSeconds"), "gracePeriodSeconds");
+    DeleteOptions deleteOptions(ApiCall request) throws IOException {
+        String policy = request.parameter("propagationPolicy");
+        Long grace = parseLong(request.parameter("gracePeriodSeconds"), "gracePeriodSeconds");
         boolean dryRun = writeOptions(request).dryRun();
         String uid = null;
         String rv = null;
-        byte[] body = readAtMost(request.getInputStream(), maxRequestBytes);
+        byte[] body = readAtMost(request.body(), maxRequestBytes);
         if (body.length > 0) {
             ObjectNode opts = Json.parseObject(body, false);
             String kind = Json.text(opts, "kind");
@@ -131,7 +129,7 @@ final class RequestReader {
                 dryRun = true;
             }
         }
-        return new DeleteOptions(policy, grace, uid, rv, dryRun, (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE));
+        return new DeleteOptions(policy, grace, uid, rv, dryRun, request.user());
     }
 
     private static Long parseLong(String v, String name) {
@@ -149,8 +147,8 @@ final class RequestReader {
         return v != null && (v.equals("true") || v.equals("1"));
     }
 
-    static TableConvertor.Include include(HttpServletRequest request) {
-        String inc = request.getParameter("includeObject");
+    static TableConvertor.Include include(ApiCall request) {
+        String inc = request.parameter("includeObject");
         if (inc == null || inc.isEmpty() || inc.equals("Metadata")) {
             return TableConvertor.Include.METADATA;
         }

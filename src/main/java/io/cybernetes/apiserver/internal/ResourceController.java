@@ -12,9 +12,6 @@ import io.cybernetes.auth.TokenAuthenticator;
 import io.cybernetes.auth.UserInfo;
 import io.cybernetes.store.StoredObject;
 import io.swagger.v3.oas.annotations.Hidden;
-import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -30,7 +27,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The one HTTP entry point of every resource: parses the Kubernetes path and query,
@@ -70,7 +66,12 @@ class ResourceController {
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
     ResponseEntity<?> handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        RequestInfo info = RequestInfo.parse(request.getRequestURI());
+        return handle(new ServletCall(request, response, watchExecutor::execute));
+    }
+
+    /** Serves one resource request, from HTTP or from {@link LocalApiServer}. */
+    ResponseEntity<?> handle(ApiCall request) throws IOException {
+        RequestInfo info = RequestInfo.parse(request.path());
         ResourceType type = registry.byPath(info.group(), info.version(), info.resource())
                 .orElseThrow(() -> ApiException.notFound("the server could not find the requested resource"));
         if (info.namespace() != null && !type.namespaced()) {
@@ -79,13 +80,17 @@ class ResourceController {
         if (info.subresource() != null && !type.hasSubresource(info.subresource())) {
             throw ApiException.notFound("the server could not find the requested resource");
         }
-        String method = request.getMethod();
+        String method = request.method();
+        if (type.view()) {
+            // served by the component that computes it; anything that reaches here is a verb it does not have
+            throw ApiException.methodNotAllowed();
+        }
         if (!type.stored()) {
             return review(request, type, info);
         }
         if (info.name() == null) {
             return switch (method) {
-                case "GET" -> RequestReader.isTrue(request.getParameter("watch")) ? watch(request, response, type, info)
+                case "GET" -> RequestReader.isTrue(request.parameter("watch")) ? watch(request, type, info)
                         : list(request, type, info);
                 case "POST" -> create(request, type, info);
                 case "DELETE" -> deleteCollection(request, type, info);
@@ -119,7 +124,7 @@ class ResourceController {
                 yield respond(request, type, o);
             }
             case "PATCH" -> {
-                PatchType pt = PatchType.fromContentType(request.getContentType());
+                PatchType pt = PatchType.fromContentType(request.contentType());
                 Outcome o = service.patch(type, info.namespace(), info.name(), info.subresource(), pt,
                         reader.readBody(request), reader.writeOptions(request));
                 yield respond(request, type, o);
@@ -138,8 +143,8 @@ class ResourceController {
     // ---- verbs
 
     /** A review: decoded and checked like any object, answered, and not stored. */
-    private ResponseEntity<?> review(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
-        if (!request.getMethod().equals("POST") || info.name() != null) {
+    private ResponseEntity<?> review(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
+        if (!request.method().equals("POST") || info.name() != null) {
             throw ApiException.methodNotAllowed();
         }
         if (type.namespaced() && info.namespace() == null) {
@@ -147,11 +152,11 @@ class ResourceController {
         }
         ObjectNode body = reader.readObject(request);
         List<String> warnings = service.decode(type, body, reader.writeOptions(request));
-        UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
+        UserInfo user = request.user();
         return write(Format.of(request), reviews.answer(type, info.namespace(), body, user), 201, warnings);
     }
 
-    private ResponseEntity<?> create(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+    private ResponseEntity<?> create(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.methodNotAllowed();
         }
@@ -159,7 +164,7 @@ class ResourceController {
         return respond(request, type, o);
     }
 
-    private ResponseEntity<?> list(HttpServletRequest request, ResourceType type, RequestInfo info) {
+    private ResponseEntity<?> list(ApiCall request, ResourceType type, RequestInfo info) {
         ListOptions opts = reader.listOptions(request, type);
         ResourceLister.Page page = lister.list(type, info.namespace(), opts);
         String rv = Long.toString(page.result().revision());
@@ -188,15 +193,12 @@ class ResourceController {
         return write(format, body, 200, List.of());
     }
 
-    /**
-     * Streams on a thread of the watch executor with the servlet request in async mode,
-     * so an open watch holds no request thread. Returns null: the response is ours.
-     */
-    private ResponseEntity<?> watch(HttpServletRequest request, HttpServletResponse response, ResourceType type,
+    /** Opens the watch and lets the transport stream it. */
+    private ResponseEntity<?> watch(ApiCall request, ResourceType type,
                                     RequestInfo info) throws IOException {
         ListOptions opts = reader.listOptions(request, type);
         long timeout = props.watchMaxTimeout().toMillis();
-        String ts = request.getParameter("timeoutSeconds");
+        String ts = request.parameter("timeoutSeconds");
         if (ts != null && !ts.isEmpty()) {
             try {
                 timeout = Math.min(timeout, Math.max(0, Long.parseLong(ts)) * 1000);
@@ -206,49 +208,9 @@ class ResourceController {
         }
         Format format = Format.of(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
-                format.table(), RequestReader.include(request), RequestReader.isTrue(request.getParameter("allowWatchBookmarks")), timeout,
+                format.table(), RequestReader.include(request), RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
                 props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis()));
-        AsyncContext async = request.startAsync();
-        async.setTimeout(0);
-        // When the client goes away, the container ends the request: end the watch with it.
-        async.addListener(new AsyncListener() {
-            @Override
-            public void onComplete(AsyncEvent event) {
-                opened.close();
-            }
-
-            @Override
-            public void onTimeout(AsyncEvent event) {
-                opened.close();
-            }
-
-            @Override
-            public void onError(AsyncEvent event) {
-                opened.close();
-            }
-
-            @Override
-            public void onStartAsync(AsyncEvent event) {
-            }
-        });
-        response.setStatus(200);
-        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
-        response.flushBuffer();
-        try {
-            watchExecutor.execute(() -> {
-                try {
-                    opened.stream(response.getOutputStream());
-                } catch (IOException | IllegalStateException e) {
-                    // the client went away and the container already ended the request
-                } finally {
-                    completeQuietly(async);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            completeQuietly(async);
-        }
-        return null;
+        return request.stream(opened);
     }
 
     /** A list whose items are copied as the store's JSON text, not serialised again. */
@@ -271,15 +233,7 @@ class ResourceController {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void completeQuietly(AsyncContext async) {
-        try {
-            async.complete();
-        } catch (IllegalStateException e) {
-            // already completed by the container (client disconnect)
-        }
-    }
-
-    private ResponseEntity<?> deleteCollection(HttpServletRequest request, ResourceType type, RequestInfo info)
+    private ResponseEntity<?> deleteCollection(ApiCall request, ResourceType type, RequestInfo info)
             throws IOException {
         ListOptions opts = reader.listOptions(request, type);
         DeleteOptions del = reader.deleteOptions(request);
@@ -302,11 +256,11 @@ class ResourceController {
         return write(Format.of(request), body, 200, List.of());
     }
 
-    private ResponseEntity<?> scale(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+    private ResponseEntity<?> scale(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
         String ns = info.namespace();
         String name = info.name();
         WriteOptions opts = reader.writeOptions(request);
-        ObjectNode result = switch (request.getMethod()) {
+        ObjectNode result = switch (request.method()) {
             case "GET" -> ScaleSubresource.toScale(service.get(type, ns, name).value());
             case "PUT" -> {
                 ObjectNode scale = reader.readObject(request);
@@ -316,7 +270,7 @@ class ResourceController {
                         old -> ScaleSubresource.applyScale(type, old, scale)).object());
             }
             case "PATCH" -> {
-                PatchType pt = PatchType.fromContentType(request.getContentType());
+                PatchType pt = PatchType.fromContentType(request.contentType());
                 JsonNode patch = ResourceService.parsePatch(pt, reader.readBody(request));
                 yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
                     ObjectNode scale = ResourceService.applyPatch(pt, ScaleSubresource.toScale(old), patch);
@@ -328,7 +282,7 @@ class ResourceController {
         return write(Format.of(request), result, 200, List.of());
     }
 
-    private ResponseEntity<?> binding(HttpServletRequest request, ResourceType type, RequestInfo info) throws IOException {
+    private ResponseEntity<?> binding(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
         ObjectNode binding = reader.readObject(request);
         String node = Json.text(binding, "target.name");
         if (node == null || node.isEmpty()) {
@@ -371,8 +325,8 @@ class ResourceController {
 
     /** What the client accepts: a Table, partial metadata, YAML, or plain JSON. */
     record Format(boolean table, boolean partial, boolean yaml) {
-        static Format of(HttpServletRequest request) {
-            String accept = request.getHeader(HttpHeaders.ACCEPT);
+        static Format of(ApiCall request) {
+            String accept = request.header(HttpHeaders.ACCEPT);
             if (accept == null) {
                 return new Format(false, false, false);
             }
@@ -384,7 +338,7 @@ class ResourceController {
         }
     }
 
-    private ResponseEntity<?> respond(HttpServletRequest request, ResourceType type, Outcome outcome) {
+    private ResponseEntity<?> respond(ApiCall request, ResourceType type, Outcome outcome) {
         Format format = Format.of(request);
         ObjectNode obj = outcome.object();
         int code = outcome.code();

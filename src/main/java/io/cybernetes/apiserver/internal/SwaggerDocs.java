@@ -52,6 +52,9 @@ class SwaggerDocs implements OpenApiCustomizer {
                 .scheme("bearer").description("A bearer token, for example the admin token"));
         api.addSecurityItem(new SecurityRequirement().addList("bearer"));
         for (ResourceType t : registry.all()) {
+            if (t.view()) {
+                continue; // documented by the endpoints that serve it
+            }
             String tag = t.group().isEmpty() ? "core/v1 " + t.kind() : t.group() + "/" + t.version() + " " + t.kind();
             api.addTagsItem(new Tag().name(tag));
             String root = t.group().isEmpty() ? "/api/v1" : "/apis/" + t.group() + "/" + t.version();

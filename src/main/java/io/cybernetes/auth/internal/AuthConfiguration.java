@@ -45,9 +45,16 @@ class AuthConfiguration {
         return new ServiceAccountTokenIssuer(props.serviceAccount(), pki.serviceAccountKeys(), policy);
     }
 
+    /** Tokens of the in-process components (controller manager, scheduler, node agents). */
     @Bean
-    BearerTokens bearerTokens(AuthProperties props, ClusterPki pki, ServiceAccountTokenIssuer serviceAccounts) {
-        return new BearerTokens(new StaticTokens(pki.adminToken(), props.tokenFile()), serviceAccounts,
+    ComponentTokens componentTokens() {
+        return new ComponentTokens();
+    }
+
+    @Bean
+    BearerTokens bearerTokens(AuthProperties props, ClusterPki pki, ServiceAccountTokenIssuer serviceAccounts,
+                              ComponentTokens components) {
+        return new BearerTokens(components, new StaticTokens(pki.adminToken(), props.tokenFile()), serviceAccounts,
                 props.oidc().enabled() ? new OidcAuthenticator(props.oidc()) : null);
     }
 

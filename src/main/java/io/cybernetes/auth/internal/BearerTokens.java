@@ -8,17 +8,20 @@ import java.text.ParseException;
 import java.util.Optional;
 
 /**
- * Every kind of bearer token: the admin token and the tokens file first, then JWTs,
+ * Every kind of bearer token: this process's components, the admin token and the tokens file first, then JWTs,
  * which go to the authenticator of their issuer (ServiceAccount tokens or OIDC), so a
  * token is checked by the one party that can vouch for it.
  */
 final class BearerTokens implements TokenAuthenticator {
 
+    private final ComponentTokens components;
     private final StaticTokens staticTokens;
     private final ServiceAccountTokenIssuer serviceAccounts;
     private final OidcAuthenticator oidc;
 
-    BearerTokens(StaticTokens staticTokens, ServiceAccountTokenIssuer serviceAccounts, OidcAuthenticator oidc) {
+    BearerTokens(ComponentTokens components, StaticTokens staticTokens, ServiceAccountTokenIssuer serviceAccounts,
+                 OidcAuthenticator oidc) {
+        this.components = components;
         this.staticTokens = staticTokens;
         this.serviceAccounts = serviceAccounts;
         this.oidc = oidc;
@@ -26,7 +29,11 @@ final class BearerTokens implements TokenAuthenticator {
 
     @Override
     public Optional<UserInfo> authenticateToken(String token) {
-        Optional<UserInfo> user = staticTokens.authenticate(token);
+        Optional<UserInfo> user = components.authenticate(token);
+        if (user.isPresent()) {
+            return user;
+        }
+        user = staticTokens.authenticate(token);
         if (user.isPresent() || token.chars().filter(c -> c == '.').count() != 2) {
             return user;
         }

@@ -4,7 +4,6 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
-import io.cybernetes.auth.UserInfo;
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
 import org.springframework.security.authorization.AuthorizationResult;
@@ -40,25 +39,7 @@ final class RequestAuthorizer implements AuthorizationManager<RequestAuthorizati
         Authorizer.Decision d = authorizer.authorize(attrs);
         context.getRequest().setAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE, d.allowed() ? "allow" : "forbid");
         context.getRequest().setAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE, d.reason());
-        return d.allowed() ? new AuthorizationDecision(true) : new Forbidden(forbidden(attrs, d.reason()));
-    }
-
-    /** The 403 as Kubernetes words it, with the authorizers' reasons appended. */
-    static ApiException forbidden(RequestAttributes a, String reason) {
-        UserInfo user = a.user();
-        String why;
-        if (!a.resourceRequest()) {
-            why = "User \"" + user.name() + "\" cannot " + a.verb() + " path \"" + a.path() + "\"";
-        } else {
-            why = "User \"" + user.name() + "\" cannot " + a.verb() + " resource \"" + a.resourceWithSubresource()
-                    + "\" in API group \"" + a.apiGroup() + "\""
-                    + (a.namespace().isEmpty() ? " at the cluster scope" : " in the namespace \"" + a.namespace() + "\"");
-        }
-        if (reason != null && !reason.isEmpty()) {
-            why += ": " + reason;
-        }
-        return a.resourceRequest() ? ApiException.forbidden(a.apiGroup(), a.resource(), a.name(), why)
-                : ApiException.forbidden("forbidden: " + why);
+        return d.allowed() ? new AuthorizationDecision(true) : new Forbidden(Authorizer.forbidden(attrs, d.reason()));
     }
 
     /** A denial carrying the Status to send. */

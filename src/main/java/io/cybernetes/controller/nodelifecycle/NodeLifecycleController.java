@@ -4,6 +4,8 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.EventRecorder;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.Reconciler;
@@ -218,5 +220,32 @@ public final class NodeLifecycleController implements Reconciler {
 
     private static Node copy(Node node) {
         return Json.convert(Json.toTree(node), Node.class);
+    }
+
+    /** Nodes added or changed are looked at (a new node starts its grace period). */
+    public ResourceEventHandler<Node> nodeHandler(Controller controller) {
+        return controller.enqueueOnAddAndUpdate();
+    }
+
+    /** A node's heartbeat (its Lease in kube-node-lease) queues the node. */
+    public ResourceEventHandler<Lease> leaseHandler(Controller controller) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease lease) {
+                onUpdate(null, lease);
+            }
+
+            @Override
+            public void onUpdate(Lease oldLease, Lease lease) {
+                if (LEASE_NAMESPACE.equals(lease.getMetadata().getNamespace())) {
+                    controller.enqueue(lease.getMetadata().getName());
+                }
+            }
+
+            @Override
+            public void onDelete(Lease lease, boolean finalStateUnknown) {
+                onUpdate(null, lease);
+            }
+        };
     }
 }

@@ -13,11 +13,19 @@ import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 
 /**
- * Deletes pods bound to nodes that no longer exist, at once (no node agent is left to end
- * them gracefully), as Kubernetes' pod garbage collector does for orphaned pods. Start its
- * workers only once the node informer has synced: a node not seen yet is not a missing one.
+ * Deletes pods bound to nodes that no longer exist, with grace period 0 (no node agent is
+ * left to end them gracefully), as Kubernetes' pod garbage collector does for orphaned
+ * pods: a node missing from the cache is quarantined first (40 s by default, so a node
+ * about to register is not taken for a gone one) and then confirmed missing by the API.
+ * Start its workers only once the node informer has synced.
  */
 public final class PodGarbageCollector implements Reconciler {
 
@@ -27,11 +35,17 @@ public final class PodGarbageCollector implements Reconciler {
     private final ApiClient client;
     private final Indexer<Pod> pods;
     private final Indexer<Node> nodes;
+    private final Duration quarantine;
+    private final Clock clock;
+    private final Map<String, Instant> missingSince = new ConcurrentHashMap<>();
 
-    public PodGarbageCollector(ApiClient client, Indexer<Pod> pods, Indexer<Node> nodes) {
+    public PodGarbageCollector(ApiClient client, Indexer<Pod> pods, Indexer<Node> nodes, Duration quarantine,
+                               Clock clock) {
         this.client = client;
         this.pods = pods;
         this.nodes = nodes;
+        this.quarantine = quarantine;
+        this.clock = clock;
     }
 
     /** The pods index this collector needs: by the node they are bound to. */
@@ -43,7 +57,22 @@ public final class PodGarbageCollector implements Reconciler {
     public Result reconcile(Request request) {
         Pod pod = pods.get(request.key()).orElse(null);
         if (pod == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null
-                || pod.getSpec().getNodeName().isEmpty() || nodes.get(pod.getSpec().getNodeName()).isPresent()) {
+                || pod.getSpec().getNodeName().isEmpty()) {
+            return Result.DONE;
+        }
+        String node = pod.getSpec().getNodeName();
+        if (nodes.get(node).isPresent()) {
+            missingSince.remove(node);
+            return Result.DONE;
+        }
+        Instant now = clock.instant();
+        Instant since = missingSince.computeIfAbsent(node, n -> now);
+        Duration left = quarantine.minus(Duration.between(since, now));
+        if (left.compareTo(Duration.ZERO) > 0) {
+            return Result.after(left);
+        }
+        if (!quarantine.isZero() && client.get(Node.class, null, node).isPresent()) {
+            missingSince.remove(node);
             return Result.DONE;
         }
         try {

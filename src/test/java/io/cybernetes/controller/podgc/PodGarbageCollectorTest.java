@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
@@ -39,7 +40,7 @@ class PodGarbageCollectorTest extends ApiTestSupport {
         pods.put(pod("on-alive", "alive"));
         pods.put(pod("on-gone", "gone"));
         pods.put(pod("unbound", null));
-        PodGarbageCollector gc = new PodGarbageCollector(client, pods, nodes);
+        PodGarbageCollector gc = new PodGarbageCollector(client, pods, nodes, Duration.ZERO, Clock.systemUTC());
         for (String name : List.of("on-alive", "on-gone", "unbound", "missing")) {
             gc.reconcile(new Request("ns", name));
         }
@@ -61,7 +62,8 @@ class PodGarbageCollectorTest extends ApiTestSupport {
         var pods = informers.informerFor(Pod.class);
         PodGarbageCollector.addIndexes(pods.indexer());
         var nodes = informers.informerFor(Node.class);
-        PodGarbageCollector gc = new PodGarbageCollector(client, pods.indexer(), nodes.indexer());
+        PodGarbageCollector gc = new PodGarbageCollector(client, pods.indexer(), nodes.indexer(), Duration.ZERO,
+                Clock.systemUTC());
         Controller controller = new Controller(PodGarbageCollector.NAME, gc, 1);
         pods.addEventHandler(gc.podHandler(controller));
         nodes.addEventHandler(gc.nodeHandler(controller));

@@ -1,0 +1,166 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.auth.UserInfo;
+import org.springframework.http.ResponseEntity;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/** A resource request from a component in this process, already authenticated. */
+final class LocalCall implements ApiCall {
+
+    private final LocalApi.Request request;
+    private final UserInfo user;
+    private final Map<String, String> query;
+    private final Executor watchExecutor;
+    private final LocalApi.WatchSink sink;
+    private volatile WatchStreamer.Opened opened;
+
+    LocalCall(LocalApi.Request request, UserInfo user, Executor watchExecutor, LocalApi.WatchSink sink) {
+        this.request = request;
+        this.user = user;
+        this.query = parseQuery(request.query());
+        this.watchExecutor = watchExecutor;
+        this.sink = sink;
+    }
+
+    static Map<String, String> parseQuery(String query) {
+        Map<String, String> params = new HashMap<>();
+        if (query == null || query.isEmpty()) {
+            return params;
+        }
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            params.putIfAbsent(name, value);
+        }
+        return params;
+    }
+
+    @Override
+    public String method() {
+        return request.method();
+    }
+
+    @Override
+    public String path() {
+        return request.path();
+    }
+
+    @Override
+    public String parameter(String name) {
+        return query.get(name);
+    }
+
+    @Override
+    public String header(String name) {
+        return null;
+    }
+
+    @Override
+    public String contentType() {
+        return request.contentType();
+    }
+
+    @Override
+    public long contentLength() {
+        return request.body() == null ? 0 : request.body().length;
+    }
+
+    @Override
+    public InputStream body() {
+        return new ByteArrayInputStream(request.body() == null ? new byte[0] : request.body());
+    }
+
+    @Override
+    public UserInfo user() {
+        return user;
+    }
+
+    /** The watch this call opened, once the handler has opened it. */
+    WatchStreamer.Opened opened() {
+        return opened;
+    }
+
+    @Override
+    public ResponseEntity<?> stream(WatchStreamer.Opened watch) {
+        if (sink == null) {
+            watch.close();
+            throw new IllegalStateException("a watch must be opened through LocalApi.watch");
+        }
+        this.opened = watch;
+        try {
+            watchExecutor.execute(() -> streamTo(watch));
+        } catch (RejectedExecutionException e) {
+            watch.close();
+            throw ApiException.unavailable("the server is shutting down", 1);
+        }
+        return null;
+    }
+
+    private void streamTo(WatchStreamer.Opened watch) {
+        try {
+            watch.stream(new LineSplitter(sink));
+        } catch (IOException | RuntimeException e) {
+            // the sink refused an event: the watch ends, and its reader resumes from what it saw
+        } finally {
+            watch.close();
+            sink.closed();
+        }
+    }
+
+    /** Hands each newline-terminated line written to it to the sink. */
+    private static final class LineSplitter extends OutputStream {
+
+        private final LocalApi.WatchSink sink;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
+
+        LineSplitter(LocalApi.WatchSink sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        public void write(int b) {
+            if (b == '\n') {
+                emit();
+            } else {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            int start = off;
+            for (int i = off; i < off + len; i++) {
+                if (b[i] == '\n') {
+                    line.write(b, start, i - start);
+                    emit();
+                    start = i + 1;
+                }
+            }
+            line.write(b, start, off + len - start);
+        }
+
+        private void emit() {
+            if (line.size() > 0) {
+                sink.event(line.toByteArray());
+                line.reset();
+            }
+        }
+    }
+}

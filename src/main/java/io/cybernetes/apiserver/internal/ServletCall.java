@@ -1,0 +1,128 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.auth.UserInfo;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/** A resource request that came over HTTP. */
+final class ServletCall implements ApiCall {
+
+    private final HttpServletRequest request;
+    private final HttpServletResponse response;
+    private final Executor watchExecutor;
+
+    ServletCall(HttpServletRequest request, HttpServletResponse response, Executor watchExecutor) {
+        this.request = request;
+        this.response = response;
+        this.watchExecutor = watchExecutor;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    @Override
+    public String path() {
+        return request.getRequestURI();
+    }
+
+    @Override
+    public String parameter(String name) {
+        return request.getParameter(name);
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
+    @Override
+    public String contentType() {
+        return request.getContentType();
+    }
+
+    @Override
+    public long contentLength() {
+        return request.getContentLengthLong();
+    }
+
+    @Override
+    public InputStream body() throws IOException {
+        return request.getInputStream();
+    }
+
+    @Override
+    public UserInfo user() {
+        return (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
+    }
+
+    /**
+     * Streams on a thread of the watch executor with the servlet request in async mode,
+     * so an open watch holds no request thread. Returns null: the response is ours.
+     */
+    @Override
+    public ResponseEntity<?> stream(WatchStreamer.Opened opened) {
+        AsyncContext async = request.startAsync();
+        async.setTimeout(0);
+        // When the client goes away, the container ends the request: end the watch with it.
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                opened.close();
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
+        response.setStatus(200);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
+        try {
+            response.flushBuffer();
+            watchExecutor.execute(() -> {
+                try {
+                    opened.stream(response.getOutputStream());
+                } catch (IOException | IllegalStateException e) {
+                    // the client went away and the container already ended the request
+                } finally {
+                    completeQuietly(async);
+                }
+            });
+        } catch (IOException | RejectedExecutionException e) {
+            opened.close();
+            completeQuietly(async);
+        }
+        return null;
+    }
+
+    private static void completeQuietly(AsyncContext async) {
+        try {
+            async.complete();
+        } catch (IllegalStateException e) {
+            // already completed by the container (client disconnect)
+        }
+    }
+}

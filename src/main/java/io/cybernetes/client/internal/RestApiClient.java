@@ -1,0 +1,221 @@
+package io.cybernetes.client.internal;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.ListerWatcher;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The typed verbs over Kubernetes' REST paths, the same whatever carries the bytes:
+ * subclasses send one request ({@link #send}) and open one watch ({@link #openWatch}).
+ */
+abstract class RestApiClient implements ApiClient {
+
+    private final ResourceRegistry registry = ResourceRegistry.builtIn();
+
+    /** Sends a request; a non-2xx answer is thrown as the server's Status. {@code query} may be null. */
+    protected abstract byte[] send(String method, String path, String query, String contentType, byte[] body);
+
+    /** Opens a watch at the collection path with the query. */
+    protected abstract <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query,
+                                                                                      Class<T> kind);
+
+    private ResourceType type(Class<?> kind) {
+        return registry.byModel(kind).orElseThrow(() -> new IllegalArgumentException(kind.getName()
+                + " is not a served kind"));
+    }
+
+    private static String collection(ResourceType t, String namespace) {
+        String root = t.group().isEmpty() ? "/api/" + t.version() : "/apis/" + t.group() + "/" + t.version();
+        return t.namespaced() && namespace != null ? root + "/namespaces/" + namespace + "/" + t.plural()
+                : root + "/" + t.plural();
+    }
+
+    private static String item(ResourceType t, String namespace, String name) {
+        return collection(t, namespace) + "/" + name;
+    }
+
+    private static String encode(String v) {
+        return URLEncoder.encode(v, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public <T extends HasMetadata> Optional<T> get(Class<T> kind, String namespace, String name) {
+        try {
+            return Optional.of(Json.MAPPER.readValue(send("GET", item(type(kind), namespace, name), null, null, null),
+                    kind));
+        } catch (ApiException e) {
+            if (e.code() == 404) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
+        String query = labelSelector == null ? null : "labelSelector=" + encode(labelSelector);
+        JsonNode list = Json.MAPPER.readTree(send("GET", collection(type(kind), namespace), query, null, null));
+        List<T> items = new ArrayList<>();
+        for (JsonNode item : list.path("items")) {
+            items.add(Json.MAPPER.treeToValue(item, kind));
+        }
+        return new ListerWatcher.Listed<>(items, list.path("metadata").path("resourceVersion").asString(""));
+    }
+
+    @Override
+    public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace,
+                                                                    String resourceVersion) {
+        return openWatch(collection(type(kind), namespace), "watch=true&allowWatchBookmarks=true&resourceVersion="
+                + encode(resourceVersion == null ? "" : resourceVersion), kind);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends HasMetadata> T create(T object) {
+        ResourceType t = type(object.getClass());
+        byte[] out = send("POST", collection(t, object.getMetadata().getNamespace()), null, "application/json",
+                Json.MAPPER.writeValueAsBytes(object));
+        return (T) Json.MAPPER.readValue(out, object.getClass());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends HasMetadata> T update(T object) {
+        ResourceType t = type(object.getClass());
+        byte[] out = send("PUT", item(t, object.getMetadata().getNamespace(), object.getMetadata().getName()), null,
+                "application/json", Json.MAPPER.writeValueAsBytes(object));
+        return (T) Json.MAPPER.readValue(out, object.getClass());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends HasMetadata> T updateStatus(T object) {
+        ResourceType t = type(object.getClass());
+        byte[] out = send("PUT", item(t, object.getMetadata().getNamespace(), object.getMetadata().getName())
+                + "/status", null, "application/json", Json.MAPPER.writeValueAsBytes(object));
+        return (T) Json.MAPPER.readValue(out, object.getClass());
+    }
+
+    @Override
+    public void bind(String namespace, String pod, String node) {
+        ObjectNode binding = Json.object();
+        binding.put("apiVersion", "v1");
+        binding.put("kind", "Binding");
+        binding.putObject("metadata").put("name", pod).put("namespace", namespace);
+        binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
+        send("POST", "/api/v1/namespaces/" + namespace + "/pods/" + pod + "/binding", null, "application/json",
+                Json.MAPPER.writeValueAsBytes(binding));
+    }
+
+    @Override
+    public Namespace finalizeNamespace(Namespace ns) {
+        byte[] out = send("PUT", "/api/v1/namespaces/" + ns.getMetadata().getName() + "/finalize", null,
+                "application/json", Json.MAPPER.writeValueAsBytes(ns));
+        return Json.MAPPER.readValue(out, Namespace.class);
+    }
+
+    @Override
+    public <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch) {
+        byte[] out = send("PATCH", item(type(kind), namespace, name), null, "application/merge-patch+json",
+                mergePatch.getBytes(StandardCharsets.UTF_8));
+        return Json.MAPPER.readValue(out, kind);
+    }
+
+    @Override
+    public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
+                       Long gracePeriodSeconds) {
+        StringBuilder body = new StringBuilder("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\"");
+        if (propagationPolicy != null) {
+            body.append(",\"propagationPolicy\":\"").append(propagationPolicy).append('"');
+        }
+        if (gracePeriodSeconds != null) {
+            body.append(",\"gracePeriodSeconds\":").append(gracePeriodSeconds);
+        }
+        body.append('}');
+        send("DELETE", item(type(kind), namespace, name), null, "application/json",
+                body.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The server's Status as an ApiException (or a plain one when the body is not a Status). */
+    static ApiException error(int code, byte[] body) {
+        try {
+            JsonNode status = Json.MAPPER.readTree(body);
+            return ApiException.of(status.path("code").asInt(code), status.path("reason").asString(""),
+                    status.path("message").asString(""));
+        } catch (RuntimeException e) {
+            return ApiException.of(code, "", new String(body, StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * A watch whose lines arrive from elsewhere (a reader thread, the server's streaming
+     * thread), queued so that {@code next} can time out.
+     */
+    static class QueuedWatch<T> implements ListerWatcher.WatchStream<T> {
+
+        private final BlockingQueue<ListerWatcher.Event<T>> events = new LinkedBlockingQueue<>();
+        private final Class<T> kind;
+        private volatile boolean closed;
+
+        QueuedWatch(Class<T> kind) {
+            this.kind = kind;
+        }
+
+        /** One line of the stream; a line that does not parse ends the watch (the reader resumes). */
+        final void line(byte[] line) {
+            try {
+                events.add(parseEvent(line, kind));
+            } catch (RuntimeException e) {
+                ended();
+            }
+        }
+
+        final void ended() {
+            events.add(ListerWatcher.Event.closed());
+        }
+
+        private static <T> ListerWatcher.Event<T> parseEvent(byte[] line, Class<T> kind) {
+            JsonNode e = Json.MAPPER.readTree(line);
+            String type = e.path("type").asString("");
+            JsonNode obj = e.path("object");
+            if (type.equals("ERROR")) {
+                return ListerWatcher.Event.error(obj.path("code").asInt(500));
+            }
+            String rv = obj.path("metadata").path("resourceVersion").asString("");
+            ListerWatcher.Event.Type t = switch (type) {
+                case "ADDED" -> ListerWatcher.Event.Type.ADDED;
+                case "MODIFIED" -> ListerWatcher.Event.Type.MODIFIED;
+                case "DELETED" -> ListerWatcher.Event.Type.DELETED;
+                default -> ListerWatcher.Event.Type.BOOKMARK;
+            };
+            T value = t == ListerWatcher.Event.Type.BOOKMARK ? null : Json.MAPPER.treeToValue(obj, kind);
+            return ListerWatcher.Event.of(t, value, rv);
+        }
+
+        @Override
+        public ListerWatcher.Event<T> next(long timeoutMillis) throws InterruptedException {
+            return closed ? ListerWatcher.Event.closed() : events.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

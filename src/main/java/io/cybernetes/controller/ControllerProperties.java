@@ -1,0 +1,53 @@
+package io.cybernetes.controller;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+import java.time.Duration;
+
+/**
+ * Settings of the controller manager, documented in {@code config/application.yml}.
+ *
+ * @param enabled                run the controllers in this process
+ * @param resyncPeriod           how often every informer replays its cache to the handlers (repairs anything missed)
+ * @param leaderElection         which replica runs the controllers
+ * @param workers                concurrent reconciles per controller
+ * @param nodeMonitorGracePeriod how long a node's lease may go unrenewed before the node is Unknown and tainted
+ * @param podGcQuarantine        how long a node must be missing before its pods are deleted
+ */
+@ConfigurationProperties("cybernetes.controllers")
+public record ControllerProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("5m") Duration resyncPeriod,
+        @DefaultValue LeaderElection leaderElection,
+        @DefaultValue Workers workers,
+        @DefaultValue("50s") Duration nodeMonitorGracePeriod,
+        @DefaultValue("40s") Duration podGcQuarantine) {
+
+    /**
+     * @param enabled       compete for a Lease (off: this process runs the controllers alone, for one replica only)
+     * @param namespace     where the Lease is
+     * @param name          the Lease's name
+     * @param leaseDuration how long a lease unrenewed holds off other candidates
+     * @param renewDeadline how long a leader keeps trying to renew before it stops leading
+     * @param retryPeriod   how often candidates try
+     */
+    public record LeaderElection(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("kube-system") String namespace,
+            @DefaultValue("kube-controller-manager") String name,
+            @DefaultValue("15s") Duration leaseDuration,
+            @DefaultValue("10s") Duration renewDeadline,
+            @DefaultValue("2s") Duration retryPeriod) {
+    }
+
+    /** Workers per controller (kube-controller-manager's --concurrent-*-syncs). */
+    public record Workers(
+            @DefaultValue("5") int deployment,
+            @DefaultValue("5") int replicaSet,
+            @DefaultValue("5") int garbageCollector,
+            @DefaultValue("2") int namespace,
+            @DefaultValue("2") int nodeLifecycle,
+            @DefaultValue("1") int podGc) {
+    }
+}

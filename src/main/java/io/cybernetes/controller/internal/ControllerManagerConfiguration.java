@@ -1,0 +1,225 @@
+package io.cybernetes.controller.internal;
+
+import io.cybernetes.api.InProcessCredentials;
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.ApiClients;
+import io.cybernetes.client.SharedInformerFactory;
+import io.cybernetes.controller.Controller;
+import io.cybernetes.controller.ControllerManager;
+import io.cybernetes.controller.ControllerProperties;
+import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.LeaderElector;
+import io.cybernetes.controller.PodIndexes;
+import io.cybernetes.controller.deployment.DeploymentController;
+import io.cybernetes.controller.garbagecollector.GarbageCollector;
+import io.cybernetes.controller.namespace.NamespaceController;
+import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
+import io.cybernetes.controller.podgc.PodGarbageCollector;
+import io.cybernetes.controller.replicaset.ReplicaSetController;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The controller manager inside the application: an in-process {@link ApiClient} as
+ * {@code system:kube-controller-manager} (authenticated, authorized and admitted like
+ * any client), the controllers registered by name, started after the API server is up
+ * and stopped before it goes down.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ControllerProperties.class)
+class ControllerManagerConfiguration {
+
+    static final String USER = "system:kube-controller-manager";
+
+    @Bean
+    ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props) {
+        ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()));
+        ControllerProperties.LeaderElection le = props.leaderElection();
+        LeaderElector.Timing timing = le.enabled()
+                ? new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()) : null;
+        return new ControllerManager(client, registrations(props), props.resyncPeriod(), identity(), le.namespace(),
+                le.name(), timing);
+    }
+
+    /** A candidate's identity as kube-controller-manager makes it: host name and a unique suffix. */
+    private static String identity() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        return host + "_" + UUID.randomUUID();
+    }
+
+    static Map<String, ControllerManager.Registration> registrations(ControllerProperties props) {
+        ControllerProperties.Workers w = props.workers();
+        Map<String, ControllerManager.Registration> r = new LinkedHashMap<>();
+        r.put(DeploymentController.NAME, (client, informers) -> {
+            var deployments = informers.informerFor(Deployment.class);
+            var sets = informers.informerFor(ReplicaSet.class);
+            var pods = informers.informerFor(Pod.class);
+            DeploymentController dc = new DeploymentController(client, deployments.indexer(), sets.indexer(),
+                    pods.indexer(), new EventRecorder(client, "deployment-controller"), Clock.systemUTC());
+            Controller c = new Controller(DeploymentController.NAME, dc, w.deployment());
+            deployments.addEventHandler(dc.deploymentHandler(c));
+            sets.addEventHandler(dc.replicaSetHandler(c));
+            pods.addEventHandler(dc.podHandler(c));
+            return c;
+        });
+        r.put(ReplicaSetController.NAME, (client, informers) -> {
+            var sets = informers.informerFor(ReplicaSet.class);
+            var pods = informers.informerFor(Pod.class);
+            ReplicaSetController rc = new ReplicaSetController(client, sets.indexer(), pods.indexer(),
+                    new EventRecorder(client, "replicaset-controller"));
+            Controller c = new Controller(ReplicaSetController.NAME, rc, w.replicaSet());
+            sets.addEventHandler(rc.replicaSetHandler(c));
+            pods.addEventHandler(rc.podHandler(c));
+            return c;
+        });
+        r.put(GarbageCollector.NAME, (client, informers) -> {
+            GarbageCollector gc = new GarbageCollector(client, ResourceRegistry.builtIn());
+            Controller c = new Controller(GarbageCollector.NAME, gc, w.garbageCollector());
+            for (Class<? extends HasMetadata> kind : gc.kinds()) {
+                addHandler(informers, kind, gc, c);
+            }
+            return c;
+        });
+        r.put(NamespaceController.NAME, (client, informers) -> {
+            var namespaces = informers.informerFor(Namespace.class);
+            NamespaceController nc = new NamespaceController(client, namespaces.indexer(), ResourceRegistry.builtIn(),
+                    new EventRecorder(client, "namespace-controller"));
+            Controller c = new Controller(NamespaceController.NAME, nc, w.namespace());
+            namespaces.addEventHandler(nc.handler(c));
+            return c;
+        });
+        r.put(NodeLifecycleController.NAME, (client, informers) -> {
+            var nodes = informers.informerFor(Node.class);
+            var leases = informers.informerFor(Lease.class);
+            var pods = informers.informerFor(Pod.class);
+            podsByNode(pods.indexer());
+            NodeLifecycleController nl = new NodeLifecycleController(client, nodes.indexer(), leases.indexer(),
+                    pods.indexer(), new EventRecorder(client, "node-controller"), props.nodeMonitorGracePeriod(),
+                    Clock.systemUTC());
+            Controller c = new Controller(NodeLifecycleController.NAME, nl, w.nodeLifecycle());
+            nodes.addEventHandler(nl.nodeHandler(c));
+            leases.addEventHandler(nl.leaseHandler(c));
+            return c;
+        });
+        r.put(PodGarbageCollector.NAME, (client, informers) -> {
+            var pods = informers.informerFor(Pod.class);
+            var nodes = informers.informerFor(Node.class);
+            podsByNode(pods.indexer());
+            PodGarbageCollector pg = new PodGarbageCollector(client, pods.indexer(), nodes.indexer(),
+                    props.podGcQuarantine(), Clock.systemUTC());
+            Controller c = new Controller(PodGarbageCollector.NAME, pg, w.podGc());
+            pods.addEventHandler(pg.podHandler(c));
+            nodes.addEventHandler(pg.nodeHandler(c));
+            return c;
+        });
+        return r;
+    }
+
+    private static void podsByNode(io.cybernetes.client.Indexer<Pod> pods) {
+        if (!pods.hasIndex(PodIndexes.BY_NODE_NAME)) {
+            PodIndexes.addByNodeName(pods);
+        }
+    }
+
+    private static <T extends HasMetadata> void addHandler(SharedInformerFactory informers, Class<T> kind,
+                                                           GarbageCollector gc, Controller c) {
+        informers.informerFor(kind).addEventHandler(gc.handler(c));
+    }
+
+    /** The controllers' counters as Micrometer meters (at /actuator/prometheus), tagged by controller. */
+    @Bean
+    MeterBinder controllerMetrics(ControllerManager manager) {
+        return registry -> {
+            for (String name : manager.names()) {
+                Tags tags = Tags.of("controller", name);
+                Gauge.builder("cybernetes.controller.queue.depth", manager, m -> m.status(name).queue().depth())
+                        .description("Keys waiting in the work queue").tags(tags).register(registry);
+                Gauge.builder("cybernetes.controller.in.flight", manager, m -> m.status(name).queue().inFlight())
+                        .description("Keys being reconciled").tags(tags).register(registry);
+                Gauge.builder("cybernetes.controller.longest.running", manager,
+                                m -> m.status(name).queue().longestRunning().toNanos() / 1e9)
+                        .description("Seconds the longest running reconcile has taken so far").baseUnit("seconds")
+                        .tags(tags).register(registry);
+                Gauge.builder("cybernetes.controller.workers", manager, m -> m.status(name).workers())
+                        .description("Workers running").tags(tags).register(registry);
+                Gauge.builder("cybernetes.controller.leader", manager, m -> m.isLeader() ? 1 : 0)
+                        .description("1 when this replica runs the controller").tags(tags).register(registry);
+                Gauge.builder("cybernetes.controller.reconcile.p50", manager, m -> m.status(name).p50().toNanos() / 1e9)
+                        .description("Median reconcile time of the latest 1,024").baseUnit("seconds").tags(tags)
+                        .register(registry);
+                Gauge.builder("cybernetes.controller.reconcile.p99", manager, m -> m.status(name).p99().toNanos() / 1e9)
+                        .description("99th percentile reconcile time of the latest 1,024").baseUnit("seconds").tags(tags)
+                        .register(registry);
+                FunctionCounter.builder("cybernetes.controller.reconciles", manager, m -> m.status(name).reconciles())
+                        .description("Reconciles done").tags(tags).register(registry);
+                FunctionCounter.builder("cybernetes.controller.errors", manager, m -> m.status(name).errors())
+                        .description("Reconciles that failed").tags(tags).register(registry);
+                FunctionCounter.builder("cybernetes.controller.queue.adds", manager, m -> m.status(name).queue().adds())
+                        .description("Keys added to the work queue").tags(tags).register(registry);
+                FunctionCounter.builder("cybernetes.controller.queue.retries", manager,
+                                m -> m.status(name).queue().retries())
+                        .description("Keys added again with backoff").tags(tags).register(registry);
+            }
+        };
+    }
+
+    /** Starts the manager once the API server serves (a phase after the web server's) and stops it first. */
+    @Bean
+    SmartLifecycle controllerManagerLifecycle(ControllerManager manager, ControllerProperties props) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                if (props.enabled()) {
+                    manager.start();
+                }
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                manager.stop();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return Integer.MAX_VALUE - 1;
+            }
+        };
+    }
+}
