@@ -28,6 +28,7 @@ import java.time.Duration;
         "cybernetes.apiserver.watch-bookmark-interval=1s",
         "cybernetes.auth.data-dir=./target/test-data/api",
         "cybernetes.auth.token-file=./src/test/resources/test-tokens.csv",
+        "cybernetes.controllers.node-monitor-grace-period=5s",
         "spring.datasource.url=jdbc:h2:mem:api;DB_CLOSE_DELAY=-1"})
 public abstract class ApiTestSupport {
 

@@ -13,24 +13,19 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import io.cybernetes.apiserver.Kubectl.Run;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The real kubectl ({@code /usr/bin/kubectl}) against the server, with the generated admin kubeconfig. */
 class KubectlTest extends ApiTestSupport {
 
-    static final String KUBECTL = "/usr/bin/kubectl";
+    static final String KUBECTL = Kubectl.PATH;
 
     @TempDir
     Path dir;
 
     String ns;
-
-    /** What a kubectl run printed and how it ended. */
-    record Run(int exit, String out, String err) {
-        String all() {
-            return out + err;
-        }
-    }
 
     @BeforeEach
     void namespace() {
@@ -45,27 +40,7 @@ class KubectlTest extends ApiTestSupport {
     }
 
     Run kubectlWith(Path kubeconfig, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(KUBECTL, "--request-timeout=30s"));
-        cmd.addAll(List.of(args));
-        try {
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("KUBECONFIG", kubeconfig.toString());
-            pb.environment().put("HOME", dir.toString());
-            Path out = dir.resolve("out-" + UUID.randomUUID());
-            Path err = dir.resolve("err-" + UUID.randomUUID());
-            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-            Process p = pb.start();
-            if (!p.waitFor(90, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish");
-            }
-            return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return new Kubectl(kubeconfig, dir).run(args);
     }
 
     Path file(String name, String content) throws IOException {

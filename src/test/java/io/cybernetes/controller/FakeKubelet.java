@@ -35,6 +35,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FakeKubelet implements Reconciler, AutoCloseable {
 
+    /** A pod annotated so is bound but never started (a rollout that cannot progress). */
+    public static final String NEVER_READY = "fake-kubelet/never-ready";
+
     private final ApiClient client;
     private final String namespace;
     private final List<String> nodes;
@@ -73,6 +76,12 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
         silenced.add(node);
     }
 
+    /** Renews the node's Lease again and reports it Ready, as an agent that is back. */
+    public void resume(String node) {
+        register(node);
+        silenced.remove(node);
+    }
+
     private void register(String node) {
         Node n = new NodeBuilder().withNewMetadata().withName(node).addToLabels("kubernetes.io/hostname", node)
                 .endMetadata().build();
@@ -83,11 +92,20 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
                 throw e;
             }
         }
-        Node current = client.get(Node.class, null, node).orElseThrow();
-        current.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder().addNewCondition().withType("Ready")
-                .withStatus("True").withReason("KubeletReady").withLastHeartbeatTime(now())
-                .withLastTransitionTime(now()).endCondition().build());
-        client.updateStatus(current);
+        for (int attempt = 0; ; attempt++) {
+            Node current = client.get(Node.class, null, node).orElseThrow();
+            current.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder().addNewCondition()
+                    .withType("Ready").withStatus("True").withReason("KubeletReady").withLastHeartbeatTime(now())
+                    .withLastTransitionTime(now()).endCondition().build());
+            try {
+                client.updateStatus(current);
+                return;
+            } catch (ApiException e) {
+                if (e.code() != 409 || attempt >= 10) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private void beat() {
@@ -153,6 +171,9 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
             return Result.DONE;
         }
         String node = pod.getSpec().getNodeName();
+        if (node != null && silenced.contains(node)) {
+            return Result.after(Duration.ofMillis(500)); // an unreachable node does nothing, not even end pods
+        }
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             try {
                 client.delete(Pod.class, namespace, request.name(), null, 0L);
@@ -172,7 +193,9 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
             boundAt.put(request.key(), Instant.now());
             return Result.DONE;
         }
-        if (silenced.contains(node) || "Running".equals(pod.getStatus() == null ? null : pod.getStatus().getPhase())) {
+        boolean neverReady = pod.getMetadata().getAnnotations() != null
+                && "true".equals(pod.getMetadata().getAnnotations().get(NEVER_READY));
+        if (neverReady || "Running".equals(pod.getStatus() == null ? null : pod.getStatus().getPhase())) {
             return Result.DONE;
         }
         Instant bound = boundAt.computeIfAbsent(request.key(), k -> Instant.now());

@@ -21,6 +21,16 @@ final class WorkloadStrategy implements KindStrategy {
     @Override
     public void prepareForCreate(ObjectNode obj) {
         obj.remove("status");
+        setDefaults(obj);
+    }
+
+    /** Defaults apply to every write, as Kubernetes defaults every decoded object: a patch cannot leave a hole. */
+    @Override
+    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
+        setDefaults(obj);
+    }
+
+    private void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         if (!spec.has("replicas")) {
             spec.put("replicas", 1);

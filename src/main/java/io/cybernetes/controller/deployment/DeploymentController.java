@@ -371,7 +371,7 @@ public final class DeploymentController implements Reconciler {
         int allCount = sets.all().stream().mapToInt(DeploymentController::replicas).sum();
         int minAvailable = desired(d) - maxUnavailable(d);
         ReplicaSet current = sets.current;
-        int newUnavailable = replicas(current) - available(current);
+        int newUnavailable = replicas(current) - availableNow(current);
         int maxScaledDown = allCount - minAvailable - newUnavailable;
         if (maxScaledDown <= 0) {
             return false;
@@ -384,7 +384,7 @@ public final class DeploymentController implements Reconciler {
             if (cleaned >= maxScaledDown) {
                 break;
             }
-            int unhealthy = replicas(rs) - available(rs);
+            int unhealthy = replicas(rs) - availableNow(rs);
             if (replicas(rs) == 0 || unhealthy <= 0) {
                 continue;
             }
@@ -393,7 +393,7 @@ public final class DeploymentController implements Reconciler {
             cleaned += down;
         }
         // then available ones, oldest first, while enough stay available
-        int availableNow = sets.all().stream().mapToInt(DeploymentController::available).sum();
+        int availableNow = sets.all().stream().mapToInt(DeploymentController::availableNow).sum();
         int scaledDown = 0;
         if (availableNow > minAvailable) {
             int budget = availableNow - minAvailable;
@@ -868,6 +868,14 @@ public final class DeploymentController implements Reconciler {
     private static int available(ReplicaSet rs) {
         return rs == null || rs.getStatus() == null ? 0
                 : Objects.requireNonNullElse(rs.getStatus().getAvailableReplicas(), 0);
+    }
+
+    /**
+     * Available replicas a set can still have: its status, but never more than it was just
+     * scaled to — a status written before a scale-down may still count pods being deleted.
+     */
+    private static int availableNow(ReplicaSet rs) {
+        return Math.min(replicas(rs), available(rs));
     }
 
     private static int n(Integer v) {

@@ -1,50 +1,27 @@
 package io.cybernetes.controller.garbagecollector;
 
-import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.apiserver.ApiTestSupport;
-import io.cybernetes.client.ApiClient;
-import io.cybernetes.client.ApiClients;
-import io.cybernetes.client.SharedInformerFactory;
-import io.cybernetes.controller.Controller;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.net.URI;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Cascading deletion in its three modes, on the running server, with a ConfigMap owning two others. */
+/**
+ * Cascading deletion in its three modes by the application's garbage collector: a ConfigMap
+ * owning two others, and a Deployment with its ReplicaSet and pods.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GarbageCollectorApiTest extends ApiTestSupport {
 
     static final String NS = "gc";
-    SharedInformerFactory informers;
-    Controller controller;
 
     @BeforeAll
-    void collector() throws Exception {
+    void namespace() {
         assertThat(createNamespace(NS).code()).isIn(201, 409);
-        ApiClient client = ApiClients.http(URI.create(url("")), null, token());
-        GarbageCollector gc = new GarbageCollector(client, ResourceRegistry.builtIn());
-        controller = new Controller(GarbageCollector.NAME, gc, 2);
-        informers = new SharedInformerFactory(client, Duration.ofSeconds(30));
-        for (Class<? extends HasMetadata> kind : gc.kinds()) {
-            informers.informerFor(kind).addEventHandler(gc.handler(controller));
-        }
-        informers.start();
-        assertThat(informers.waitForSync(Duration.ofSeconds(20))).isTrue();
-        controller.start();
-    }
-
-    @AfterAll
-    void stop() {
-        controller.stop();
-        informers.stop();
     }
 
     private String owner(String name) {
@@ -105,5 +82,57 @@ class GarbageCollectorApiTest extends ApiTestSupport {
                 + "\"metadata\":{\"name\":\"stray\",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
                 + "\"name\":\"ghost\",\"uid\":\"00000000-0000-0000-0000-000000000000\"}]}}").code()).isEqualTo(201);
         await().atMost(Duration.ofSeconds(20)).until(() -> code("stray") == 404);
+    }
+
+    private void deployment(String name) {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", ("{\"apiVersion\":\"apps/v1\","
+                + "\"kind\":\"Deployment\",\"metadata\":{\"name\":\"NAME\"},\"spec\":{\"replicas\":2,"
+                + "\"selector\":{\"matchLabels\":{\"app\":\"NAME\"}},\"template\":{\"metadata\":{\"labels\":"
+                + "{\"app\":\"NAME\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}}}")
+                .replace("NAME", name)).code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).until(() -> count("pods", name) == 2 && count("replicasets", name) == 1);
+    }
+
+    private int count(String resource, String app) {
+        String group = resource.equals("pods") ? "/api/v1" : "/apis/apps/v1";
+        return get(group + "/namespaces/" + NS + "/" + resource + "?labelSelector=app%3D" + app).json().path("items")
+                .size();
+    }
+
+    private Response deleteDeployment(String name, String policy) {
+        return call("DELETE", "/apis/apps/v1/namespaces/" + NS + "/deployments/" + name, "application/json",
+                "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"" + policy + "\"}");
+    }
+
+    @Test
+    void aDeploymentDeletedInTheBackgroundTakesItsReplicaSetAndPods() {
+        deployment("cascade-bg");
+        assertThat(deleteDeployment("cascade-bg", "Background").code()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> count("replicasets", "cascade-bg") == 0
+                && count("pods", "cascade-bg") == 0);
+    }
+
+    @Test
+    void aDeploymentDeletedInTheForegroundGoesLast() {
+        deployment("cascade-fg");
+        Response r = deleteDeployment("cascade-fg", "Foreground");
+        assertThat(r.code()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                get("/apis/apps/v1/namespaces/" + NS + "/deployments/cascade-fg").code() == 404);
+        assertThat(count("replicasets", "cascade-fg")).isZero();
+        assertThat(count("pods", "cascade-fg")).isZero();
+    }
+
+    @Test
+    void anOrphanedDeploymentLeavesItsReplicaSetRunningItsPods() {
+        deployment("cascade-or");
+        assertThat(deleteDeployment("cascade-or", "Orphan").code()).isIn(200, 202);
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                get("/apis/apps/v1/namespaces/" + NS + "/deployments/cascade-or").code() == 404);
+        var sets = get("/apis/apps/v1/namespaces/" + NS + "/replicasets?labelSelector=app%3Dcascade-or").json()
+                .path("items");
+        assertThat(sets.size()).isEqualTo(1);
+        assertThat(sets.get(0).path("metadata").path("ownerReferences").size()).isZero();
+        assertThat(count("pods", "cascade-or")).isEqualTo(2);
     }
 }

@@ -1,0 +1,54 @@
+package io.cybernetes.apiserver;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the real kubectl ({@code /usr/bin/kubectl}) with a kubeconfig, its output kept in a directory of the test's. */
+public final class Kubectl {
+
+    public static final String PATH = "/usr/bin/kubectl";
+
+    private final Path kubeconfig;
+    private final Path dir;
+
+    /** What a kubectl run printed and how it ended. */
+    public record Run(int exit, String out, String err) {
+        public String all() {
+            return out + err;
+        }
+    }
+
+    public Kubectl(Path kubeconfig, Path dir) {
+        this.kubeconfig = kubeconfig;
+        this.dir = dir;
+    }
+
+    public Run run(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(PATH, "--request-timeout=30s"));
+        cmd.addAll(List.of(args));
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().put("KUBECONFIG", kubeconfig.toString());
+            pb.environment().put("HOME", dir.toString());
+            Path out = dir.resolve("out-" + UUID.randomUUID());
+            Path err = dir.resolve("err-" + UUID.randomUUID());
+            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish");
+            }
+            return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
