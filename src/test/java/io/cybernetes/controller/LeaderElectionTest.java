@@ -14,7 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Two candidates on one Lease of the running server: exactly one leads, and the other takes over when it stops. */
+/**
+ * Two candidates on one Lease of the running server: exactly one leads, and the other
+ * takes over when it stops — as bare electors, and as controller managers.
+ */
 class LeaderElectionTest extends ApiTestSupport {
 
     static final LeaderElector.Timing FAST = new LeaderElector.Timing(Duration.ofSeconds(2), Duration.ofMillis(1500),
@@ -50,6 +53,58 @@ class LeaderElectionTest extends ApiTestSupport {
             a.stop();
             b.stop();
         }
+    }
+
+    /** Two controller managers: only the leader's controllers run, and the other's start when the leader goes. */
+    @Test
+    void twoControllerManagersRunTheirControllersOnlyWhileLeading() {
+        ApiClient client = ApiClients.http(URI.create(url("")), null, token());
+        assertThat(createNamespace("two-managers").code()).isIn(201, 409);
+        List<String> reconciledBy = new CopyOnWriteArrayList<>();
+        ControllerManager a = manager(client, "manager-a", reconciledBy);
+        ControllerManager b = manager(client, "manager-b", reconciledBy);
+        a.start();
+        b.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> a.isLeader() || b.isLeader());
+            ControllerManager leader = a.isLeader() ? a : b;
+            ControllerManager other = leader == a ? b : a;
+            await().atMost(Duration.ofSeconds(10)).until(() -> leader.status("echo").running());
+            assertThat(other.isLeader()).isFalse();
+            assertThat(other.status("echo").running()).isFalse();
+            assertThat(post("/api/v1/namespaces/two-managers/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                    + "\"ConfigMap\",\"metadata\":{\"name\":\"first\"}}").code()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(10)).until(() -> reconciledBy.contains(leader.identity() + " first"));
+            assertThat(reconciledBy).noneMatch(r -> r.startsWith(other.identity()));
+
+            leader.stop();
+            assertThat(leader.isLeader()).isFalse();
+            await().atMost(Duration.ofSeconds(15)).until(() -> other.isLeader() && other.status("echo").running());
+            assertThat(post("/api/v1/namespaces/two-managers/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                    + "\"ConfigMap\",\"metadata\":{\"name\":\"second\"}}").code()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(10)).until(() -> reconciledBy.contains(other.identity() + " second"));
+            assertThat(reconciledBy).noneMatch(r -> r.equals(leader.identity() + " second"));
+            assertThat(other.leaseHolder()).contains(other.identity());
+        } finally {
+            a.stop();
+            b.stop();
+        }
+    }
+
+    private static ControllerManager manager(ApiClient client, String id, List<String> reconciledBy) {
+        ControllerManager.Registration echo = (c, informers) -> {
+            var configMaps = informers.informerFor(io.fabric8.kubernetes.api.model.ConfigMap.class);
+            Controller controller = new Controller("echo", request -> {
+                if (request.namespace().equals("two-managers")) {
+                    reconciledBy.add(id + " " + request.name());
+                }
+                return Result.DONE;
+            }, 1);
+            configMaps.addEventHandler(controller.enqueueOnAddAndUpdate());
+            return controller;
+        };
+        return new ControllerManager(client, java.util.Map.of("echo", echo), Duration.ofMinutes(5), id, "kube-system",
+                "test-two-managers", FAST);
     }
 
     private static LeaderElector elector(ApiClient client, String id, List<String> log) {

@@ -446,8 +446,8 @@ public final class DeploymentController implements Reconciler {
         if (active.size() <= 1) {
             ReplicaSet only = !active.isEmpty() ? active.get(0) : sets.current != null ? sets.current
                     : sets.old.stream().max(BY_CREATION).orElse(null);
-            if (only != null && replicas(only) != want) {
-                scale(d, sets, only, want);
+            if (only != null) {
+                scale(d, sets, only, want); // writes only when its size or sizing annotations differ
             }
             return;
         }
@@ -691,7 +691,7 @@ public final class DeploymentController implements Reconciler {
     /** Whether the rollout moved since the status last written. */
     private static boolean progressing(DeploymentStatus before, DeploymentStatus after) {
         if (before == null) {
-            return true;
+            before = new DeploymentStatus();
         }
         int oldBefore = n(before.getReplicas()) - n(before.getUpdatedReplicas());
         int oldAfter = n(after.getReplicas()) - n(after.getUpdatedReplicas());
