@@ -35,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code system:anonymous} and is judged by RBAC instead of being refused outright.
  */
 @TestPropertySource(properties = {
+        "cybernetes.auth.data-dir=./target/test-data/oidc",
         "cybernetes.auth.anonymous=true",
         "cybernetes.auth.oidc.issuer-url=https://idp.example.test",
         "cybernetes.auth.oidc.client-id=cybernetes",

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Without a jwks-uri, the signing keys are found through the issuer's discovery document. */
 @TestPropertySource(properties = {
+        "cybernetes.auth.data-dir=./target/test-data/oidc-discovery",
         "cybernetes.auth.oidc.client-id=cybernetes",
         "cybernetes.auth.oidc.username-claim=email",
         "spring.datasource.url=jdbc:h2:mem:oidc-discovery;DB_CLOSE_DELAY=-1"})

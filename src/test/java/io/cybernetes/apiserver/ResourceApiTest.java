@@ -332,16 +332,21 @@ class ResourceApiTest extends ApiTestSupport {
         assertThat(missing.code()).isEqualTo(404);
         assertThat(missing.text("message")).isEqualTo("namespaces \"no-such-ns\" not found");
         assertThat(delete("/api/v1/namespaces/default").code()).isEqualTo(403);
+        // a finalizer holds one object, and with it the namespace, in Terminating
+        assertThat(post("/api/v1/namespaces/" + ns + "/configmaps", "{\"metadata\":{\"name\":\"held\","
+                + "\"finalizers\":[\"example.com/hold\"]}}").code()).isEqualTo(201);
         Response terminating = delete("/api/v1/namespaces/" + ns);
         assertThat(terminating.code()).isEqualTo(202);
         assertThat(terminating.text("status.phase")).isEqualTo("Terminating");
         Response refused = post("/api/v1/namespaces/" + ns + "/configmaps", configMap("x", "v"));
         assertThat(refused.code()).isEqualTo(403);
-        // the namespace controller finalizes through /finalize; doing it by hand removes the namespace
-        Response finalize = put("/api/v1/namespaces/" + ns + "/finalize",
-                "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + ns + "\"},\"spec\":{\"finalizers\":[]}}");
-        assertThat(finalize.code()).isEqualTo(200);
-        assertThat(get("/api/v1/namespaces/" + ns).code()).isEqualTo(404);
+        // the namespace controller empties it and finalizes it through /finalize once the held object goes
+        eventually(() -> assertThat(get("/api/v1/namespaces/" + ns + "/configmaps/held").text(
+                "metadata.deletionTimestamp")).isNotNull());
+        assertThat(get("/api/v1/namespaces/" + ns).text("status.phase")).isEqualTo("Terminating");
+        assertThat(patch("/api/v1/namespaces/" + ns + "/configmaps/held", "application/merge-patch+json",
+                "{\"metadata\":{\"finalizers\":null}}").code()).isEqualTo(200);
+        eventually(() -> assertThat(get("/api/v1/namespaces/" + ns).code()).isEqualTo(404));
     }
 
     @Test

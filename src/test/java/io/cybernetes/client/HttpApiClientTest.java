@@ -3,9 +3,9 @@ package io.cybernetes.client;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.apiserver.ApiTestSupport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,16 +58,14 @@ class HttpApiClientTest extends ApiTestSupport {
 
     @Test
     void statusIsWrittenThroughItsSubresource() {
-        Deployment d = client.create(new DeploymentBuilder().withNewMetadata().withNamespace(NS).withName("web")
-                .endMetadata().withNewSpec().withReplicas(2).withNewSelector().addToMatchLabels("app", "web")
-                .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", "web").endMetadata()
-                .withNewSpec().addNewContainer().withName("c").withImage("nginx").endContainer().endSpec()
-                .endTemplate().endSpec().build());
-        d.setStatus(new io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder().withReplicas(2)
-                .withObservedGeneration(1L).build());
-        Deployment withStatus = client.updateStatus(d);
-        assertThat(withStatus.getStatus().getReplicas()).isEqualTo(2);
-        assertThat(withStatus.getSpec().getReplicas()).isEqualTo(2);
+        Pod p = client.create(new PodBuilder().withNewMetadata().withNamespace(NS).withName("with-status").endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("nginx").endContainer().endSpec().build());
+        p.getStatus().setPhase("Running");
+        p.getStatus().setMessage("written by the test");
+        Pod withStatus = client.updateStatus(p);
+        assertThat(withStatus.getStatus().getPhase()).isEqualTo("Running");
+        assertThat(withStatus.getStatus().getMessage()).isEqualTo("written by the test");
+        assertThat(withStatus.getSpec().getContainers()).hasSize(1);
     }
 
     @Test
