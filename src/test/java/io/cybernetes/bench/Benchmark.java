@@ -130,7 +130,12 @@ public final class Benchmark {
         }
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(CybernetesApplication.class)
                 .run(props.toArray(String[]::new))) {
-            new Benchmark(ctx).run(db);
+            if ("controllers".equals(System.getProperty("bench.only"))) {
+                Path pki = ctx.getBean(ApiServerEndpoints.class).adminKubeconfig().getParent().resolve("pki");
+                new ControllerBenchmark(ctx, Files.readString(pki.resolve("admin.token")).trim()).run();
+            } else {
+                new Benchmark(ctx).run(db);
+            }
         }
         // a run leaves gigabytes of database behind: gone unless asked to keep it
         if (!Boolean.getBoolean("bench.keep")) {

@@ -49,10 +49,19 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
     private final SharedInformer<Pod> pods;
     private final Controller controller;
     private final Thread heartbeats;
+    private final Duration heartbeat;
+    private final SharedInformer<Node> nodeInformer;
     private volatile boolean running = true;
 
     public FakeKubelet(ApiClient client, String namespace, List<String> nodes, Duration readyAfter) {
+        this(client, namespace, nodes, readyAfter, Duration.ofSeconds(1), 4);
+    }
+
+    /** With the lease renewal period (a kubelet's is 10 s) and how many pods are handled at once. */
+    public FakeKubelet(ApiClient client, String namespace, List<String> nodes, Duration readyAfter, Duration heartbeat,
+                       int workers) {
         this.client = client;
+        this.heartbeat = heartbeat;
         this.namespace = namespace;
         this.nodes = List.copyOf(nodes);
         this.readyAfter = readyAfter;
@@ -62,9 +71,15 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
         }
         informers = new SharedInformerFactory(client, Duration.ofSeconds(30));
         pods = informers.informerFor(Pod.class);
-        controller = new Controller("fake-kubelet-" + namespace, this, 4);
+        nodeInformer = informers.informerFor(Node.class);
+        controller = new Controller("fake-kubelet-" + namespace, this, workers);
         pods.addEventHandler(controller.enqueueOnAddAndUpdate());
         informers.start();
+        try {
+            informers.waitForSync(Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         controller.start();
         heartbeats = new Thread(this::beat, "fake-kubelet-heartbeats");
         heartbeats.setDaemon(true);
@@ -120,7 +135,7 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
                 }
             }
             try {
-                Thread.sleep(1000);
+                Thread.sleep(heartbeat.toMillis());
             } catch (InterruptedException e) {
                 return;
             }
@@ -151,7 +166,7 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
             if (silenced.contains(n)) {
                 continue;
             }
-            Node node = client.get(Node.class, null, n).orElse(null);
+            Node node = nodeInformer.indexer().get(n).orElse(null);
             if (node != null && (node.getSpec() == null || node.getSpec().getTaints() == null
                     || node.getSpec().getTaints().isEmpty())) {
                 ok.add(n);

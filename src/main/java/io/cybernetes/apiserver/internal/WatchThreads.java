@@ -53,9 +53,9 @@ class WatchThreads implements SmartLifecycle {
         return running;
     }
 
-    /** The highest phase stops first: before the web server waits for in-flight requests. */
+    /** Stops early (high phases stop first): before the web server waits for requests, after the controller manager. */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE;
+        return Integer.MAX_VALUE - 1;
     }
 }

@@ -216,9 +216,10 @@ class ControllerManagerConfiguration {
                 return running;
             }
 
+            /** The last to start and the first to stop: its informers end before the watch threads do. */
             @Override
             public int getPhase() {
-                return Integer.MAX_VALUE - 1;
+                return Integer.MAX_VALUE;
             }
         };
     }

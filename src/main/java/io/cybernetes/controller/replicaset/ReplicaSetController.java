@@ -30,6 +30,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Keeps each ReplicaSet's number of pods: creates from the template what is missing (in
@@ -139,25 +143,47 @@ public final class ReplicaSetController implements Reconciler {
         }
     }
 
-    /** Creates pods in batches of 1, 2, 4, ...; returns true when some could not be created. */
-    private boolean createPods(ReplicaSet rs, String key, int count) {
+    /**
+     * Creates pods in slow-start batches of 1, 2, 4, ..., each batch in parallel, stopping
+     * after a batch with a failure (a quota or admission refusal would refuse the rest too);
+     * returns true when some could not be created.
+     */
+    private boolean createPods(ReplicaSet rs, String key, int count) throws InterruptedException {
         expectations.expect(key, count, 0);
         int created = 0;
         int batch = 1;
         while (created < count) {
             int n = Math.min(batch, count - created);
+            List<Future<ApiException>> results = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                try {
-                    client.create(podFor(rs));
-                } catch (ApiException e) {
-                    int notCreated = count - created;
-                    for (int j = 0; j < notCreated; j++) {
-                        expectations.creationObserved(key);
+                results.add(WRITERS.submit(() -> {
+                    try {
+                        client.create(podFor(rs));
+                        return null;
+                    } catch (ApiException e) {
+                        return e;
                     }
-                    events.warning(rs, "FailedCreate", "Error creating: " + e.getMessage());
-                    return true;
+                }));
+            }
+            ApiException failure = null;
+            int failed = 0;
+            for (Future<ApiException> f : results) {
+                ApiException e = outcome(f);
+                if (e != null) {
+                    failure = e;
+                    failed++;
                 }
-                created++;
+            }
+            created += n - failed;
+            if (failure != null) {
+                for (int j = 0; j < count - created; j++) {
+                    expectations.creationObserved(key);
+                }
+                if (created > 0) {
+                    events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
+                }
+                events.warning(rs, "FailedCreate", "Error creating: " + failure.getMessage());
+                return true;
             }
             batch *= 2;
         }
@@ -165,23 +191,59 @@ public final class ReplicaSetController implements Reconciler {
         return false;
     }
 
-    private boolean deletePods(ReplicaSet rs, String key, List<Pod> active, int count) {
+    /** A write's outcome: null when it went through, the refusal otherwise. */
+    private static ApiException outcome(Future<ApiException> f) throws InterruptedException {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
+    /** Threads that send a batch's writes in parallel, shared by every ReplicaSet (as a controller's goroutines). */
+    private static final ExecutorService WRITERS = Executors.newFixedThreadPool(32, r -> {
+        Thread t = new Thread(r, "replicaset-writer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private boolean deletePods(ReplicaSet rs, String key, List<Pod> active, int count) throws InterruptedException {
         List<Pod> victims = new ArrayList<>(active);
         victims.sort(DELETE_FIRST);
         victims = victims.subList(0, count);
         expectations.expect(key, 0, count);
-        boolean failed = false;
+        List<Future<ApiException>> results = new ArrayList<>(victims.size());
         for (Pod p : victims) {
-            try {
-                client.delete(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(), null);
-                events.normal(rs, "SuccessfulDelete", "Deleted pod: " + p.getMetadata().getName());
-            } catch (ApiException e) {
-                expectations.deletionObserved(key);
-                if (e.code() != 404) {
-                    failed = true;
-                    events.warning(rs, "FailedDelete", "Error deleting: " + e.getMessage());
+            results.add(WRITERS.submit(() -> {
+                try {
+                    client.delete(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(), null);
+                    return null;
+                } catch (ApiException e) {
+                    return e;
                 }
+            }));
+        }
+        boolean failed = false;
+        List<String> deleted = new ArrayList<>();
+        for (int i = 0; i < victims.size(); i++) {
+            ApiException e = outcome(results.get(i));
+            if (e == null) {
+                deleted.add(victims.get(i).getMetadata().getName());
+                continue;
             }
+            expectations.deletionObserved(key);
+            if (e.code() != 404) {
+                failed = true;
+                events.warning(rs, "FailedDelete", "Error deleting: " + e.getMessage());
+            }
+        }
+        if (!deleted.isEmpty()) {
+            events.normal(rs, "SuccessfulDelete", deleted.size() == 1 ? "Deleted pod: " + deleted.get(0)
+                    : "Deleted " + deleted.size() + " pods");
         }
         return failed;
     }
