@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.time.Clock;
@@ -938,7 +939,13 @@ public final class DeploymentController implements Reconciler {
             .comparing((ReplicaSet rs) -> Objects.requireNonNullElse(rs.getMetadata().getCreationTimestamp(), ""))
             .thenComparing(rs -> rs.getMetadata().getName());
 
-    /** Whether a set's template is the Deployment's, the set's {@code pod-template-hash} label aside. */
+    /**
+     * Whether a set's template is the Deployment's, the set's {@code pod-template-hash} label
+     * aside, compared as Kubernetes compares the Go structs: a field that Go cannot tell
+     * from its zero value (a plain {@code bool} or number) counts the same written as
+     * {@code false}/0 or left out — kubectl's rollback writes templates without them, a
+     * protobuf body carries them.
+     */
     static boolean sameTemplate(PodTemplateSpec ofSet, PodTemplateSpec ofDeployment) {
         ObjectNode a = Json.toTree(ofSet);
         ObjectNode b = Json.toTree(ofDeployment);
@@ -949,11 +956,38 @@ public final class DeploymentController implements Reconciler {
                     ((ObjectNode) t.get("metadata")).remove("labels");
                 }
             }
+            dropZero(t.get("metadata"), "generation");
             if (t.path("metadata") instanceof ObjectNode meta && meta.isEmpty()) {
                 t.remove("metadata");
             }
+            JsonNode spec = t.get("spec");
+            dropZero(spec, "hostNetwork", "hostPID", "hostIPC");
+            for (String list : List.of("containers", "initContainers", "ephemeralContainers")) {
+                for (JsonNode c : spec == null ? Json.MAPPER.createArrayNode() : spec.path(list)) {
+                    dropZero(c, "stdin", "stdinOnce", "tty");
+                    c.path("ports").forEach(p -> dropZero(p, "hostPort"));
+                    c.path("volumeMounts").forEach(m -> dropZero(m, "readOnly"));
+                    for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+                        dropZero(c.get(probe), "initialDelaySeconds", "timeoutSeconds", "periodSeconds",
+                                "successThreshold", "failureThreshold");
+                    }
+                }
+            }
         }
         return a.equals(b);
+    }
+
+    /** Removes the fields that hold their type's zero value (false, 0). */
+    private static void dropZero(JsonNode node, String... fields) {
+        if (!(node instanceof ObjectNode o)) {
+            return;
+        }
+        for (String f : fields) {
+            JsonNode v = o.get(f);
+            if (v != null && ((v.isBoolean() && !v.asBoolean()) || (v.isNumber() && v.asLong() == 0))) {
+                o.remove(f);
+            }
+        }
     }
 
     /** The template's hash as Kubernetes spells it: FNV-1a of the template and the collision count, in safe letters. */

@@ -288,6 +288,21 @@ class DeploymentControllerTest {
         assertThat(DeploymentController.sameTemplate(labelled, template("v2"))).isFalse();
     }
 
+    /** kubectl's rollback writes a template back without the zero values a protobuf body spelled out. */
+    @Test
+    void zeroValuesGoCannotTellFromAbsentCompareEqual() {
+        PodTemplateSpec spelled = template("v1");
+        spelled.getMetadata().setGeneration(0L);
+        spelled.getSpec().setHostNetwork(false);
+        spelled.getSpec().getContainers().get(0).setStdin(false);
+        spelled.getSpec().getContainers().get(0).setTty(false);
+        assertThat(DeploymentController.sameTemplate(spelled, template("v1"))).isTrue();
+        PodTemplateSpec different = template("v1");
+        different.getSpec().setAutomountServiceAccountToken(false);
+        assertThat(DeploymentController.sameTemplate(different, template("v1")))
+                .as("a pointer field's false is not its absence").isFalse();
+    }
+
     @ParameterizedTest(name = "{0} of {1} rounded {2} = {3}")
     @CsvSource({"25%, 4, up, 1", "25%, 4, down, 1", "25%, 3, up, 1", "25%, 3, down, 0", "10%, 10, up, 1",
             "50%, 5, down, 2", "2, 10, up, 2", "0, 3, down, 0", "100%, 7, up, 7"})
