@@ -129,7 +129,7 @@ public final class LeaderElector {
 
     private void lose() {
         leading = false;
-        log.info("{} stopped leading {}/{}", identity, namespace, name);
+        log.warn("{} stopped leading {}/{}", identity, namespace, name);
         callbacks.stoppedLeading();
     }
 

@@ -152,6 +152,12 @@ final class ControllerBenchmark {
                 pct(fromAsk, 0.5) / 1e9, pct(fromAsk, 0.99) / 1e9, pct(fromAsk, 1.0) / 1e9);
         System.out.printf(Locale.ROOT, "  pod created → Running: p50 %.3f s, p99 %.3f s%n", pct(fromCreate, 0.5) / 1e9,
                 pct(fromCreate, 0.99) / 1e9);
+        Map<String, Integer> reasons = new java.util.TreeMap<>();
+        for (var e : admin.list(io.fabric8.kubernetes.api.model.Event.class, NS, null).items()) {
+            reasons.merge(e.getReason() + " " + e.getInvolvedObject().getKind(), Math.max(1, e.getCount() == null ? 1
+                    : e.getCount()), Integer::sum);
+        }
+        System.out.println("  events: " + reasons);
     }
 
     private long[] latencies(String app, long[] stepAt) {

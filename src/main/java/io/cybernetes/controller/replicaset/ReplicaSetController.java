@@ -74,12 +74,15 @@ public final class ReplicaSetController implements Reconciler {
             expectations.forget(key);
             return Result.DONE;
         }
+        // Asked before the pods are counted: an observation landing in between would otherwise
+        // satisfy the expectations while the count still misses the pod it observed.
+        boolean needsSync = expectations.satisfied(key);
         LabelSelector selector = LabelSelector.fromObject(Json.toTree(rs.getSpec().getSelector()));
         List<Pod> owned = claimPods(rs, selector);
         List<Pod> active = owned.stream().filter(ReplicaSetController::isActive).toList();
         int want = Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
         boolean failed = false;
-        if (expectations.satisfied(key) && rs.getMetadata().getDeletionTimestamp() == null) {
+        if (needsSync && rs.getMetadata().getDeletionTimestamp() == null) {
             int diff = active.size() - want;
             if (diff < 0) {
                 failed = createPods(rs, key, Math.min(-diff, BURST));
