@@ -32,9 +32,17 @@ public final class RecordingApiClient implements ApiClient {
         createsBeforeFailure = successes;
     }
 
+    /** What {@code get} finds, by kind, namespace and name ({@link #put}); everything else is 404. */
+    private final java.util.Map<String, HasMetadata> objects = new java.util.concurrent.ConcurrentHashMap<>();
+
+    public void put(HasMetadata o) {
+        objects.put(o.getClass().getSimpleName() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(),
+                o);
+    }
+
     @Override
     public <T extends HasMetadata> Optional<T> get(Class<T> kind, String namespace, String name) {
-        return Optional.empty();
+        return Optional.ofNullable(kind.cast(objects.get(kind.getSimpleName() + "/" + namespace + "/" + name)));
     }
 
     @Override
@@ -107,6 +115,6 @@ public final class RecordingApiClient implements ApiClient {
     public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
                        Long gracePeriodSeconds) {
         actions.add("delete " + kind.getSimpleName() + " " + name + (gracePeriodSeconds == null ? ""
-                : " grace " + gracePeriodSeconds));
+                : " grace " + gracePeriodSeconds) + (propagationPolicy == null ? "" : " " + propagationPolicy));
     }
 }

@@ -5,6 +5,7 @@ import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.controller.Conflicts;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.EventRecorder;
 import io.cybernetes.controller.PodIndexes;
@@ -28,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Watches nodes' heartbeats (their Leases in {@code kube-node-lease}): a node whose lease
@@ -89,9 +92,8 @@ public final class NodeLifecycleController implements Reconciler {
             return Result.after(Duration.ofSeconds(1));
         }
         if (!late && taint != null) {
-            Node back = copy(node);
-            back.getSpec().getTaints().removeIf(t -> UNREACHABLE.equals(t.getKey()) && "NoExecute".equals(t.getEffect()));
-            update(back);
+            changeTaints(node, taints -> taints.removeIf(t -> UNREACHABLE.equals(t.getKey())
+                    && "NoExecute".equals(t.getEffect())));
             events.normal(node, "NodeReachable", "Node " + name + " renews its lease again");
             return Result.after(grace);
         }
@@ -134,13 +136,8 @@ public final class NodeLifecycleController implements Reconciler {
             }
             throw e;
         }
-        if (withStatus.getSpec() == null) {
-            withStatus.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
-        }
-        List<Taint> taints = new ArrayList<>(Objects.requireNonNullElse(withStatus.getSpec().getTaints(), List.of()));
-        taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.toString()).build());
-        withStatus.getSpec().setTaints(taints);
-        update(withStatus);
+        changeTaints(withStatus, taints -> taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute")
+                .withTimeAdded(now.toString()).build()));
         events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
     }
 
@@ -207,15 +204,37 @@ public final class NodeLifecycleController implements Reconciler {
         return null;
     }
 
-    private void update(Node node) {
-        try {
-            client.update(node);
-        } catch (ApiException e) {
-            if (e.code() != 404 && e.code() != 409) {
+    /**
+     * Changes the node's taints, starting from the version at hand; when someone else wrote
+     * the node meanwhile (409), reads it again and applies the change to that.
+     */
+    private void changeTaints(Node node, Consumer<List<Taint>> change) {
+        AtomicReference<Node> base = new AtomicReference<>(node);
+        String name = node.getMetadata().getName();
+        Conflicts.retry(() -> {
+            Node current = base.get();
+            if (current == null) {
+                return null;
+            }
+            Node changed = copy(current);
+            if (changed.getSpec() == null) {
+                changed.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+            }
+            List<Taint> taints = new ArrayList<>(Objects.requireNonNullElse(changed.getSpec().getTaints(), List.of()));
+            change.accept(taints);
+            changed.getSpec().setTaints(taints);
+            try {
+                return client.update(changed);
+            } catch (ApiException e) {
+                if (e.code() == 404) {
+                    return null;
+                }
+                if (e.code() == 409) {
+                    base.set(client.get(Node.class, null, name).orElse(null));
+                }
                 throw e;
             }
-            // 409: the node changed meanwhile; the informer brings the new version and the key comes back
-        }
+        });
     }
 
     private static Node copy(Node node) {

@@ -109,7 +109,7 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n1"));
         assertThat(writes("updateStatus Node")).isEqualTo(1);
         assertThat(writes("update Node")).isEqualTo(1);
-        Node tainted = (Node) client.statusWrites.get(0);
+        Node tainted = (Node) client.updates.get(0);
         assertThat(tainted.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready")
                 && c.getStatus().equals("Unknown"));
         assertThat(tainted.getSpec().getTaints()).anyMatch(t -> t.getKey().equals(NodeLifecycleController.UNREACHABLE)
@@ -129,7 +129,7 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n1"));
         clock.advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        nodes.put((Node) client.statusWrites.get(0));
+        nodes.put((Node) client.updates.get(0));
         clock.advance(Duration.ofSeconds(5));
         renew();
         client.actions.clear();

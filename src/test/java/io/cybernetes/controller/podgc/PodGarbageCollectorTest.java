@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.Duration;
 import java.util.List;
 
@@ -46,6 +49,45 @@ class PodGarbageCollectorTest extends ApiTestSupport {
         }
         assertThat(client.actions).containsExactly("delete Pod on-gone grace 0");
         assertThat(pods.byIndex(PodGarbageCollector.NODE_NAME_INDEX, "gone")).hasSize(1);
+    }
+
+    @Test
+    void aMissingNodeIsQuarantinedAndThenConfirmedWithTheServer() {
+        RecordingApiClient client = new RecordingApiClient();
+        Indexer<Pod> pods = new Indexer<>();
+        PodGarbageCollector.addIndexes(pods);
+        pods.put(pod("late", "registering"));
+        pods.put(pod("stranded", "gone"));
+        MutableClock clock = new MutableClock();
+        PodGarbageCollector gc = new PodGarbageCollector(client, pods, new Indexer<>(), Duration.ofSeconds(40), clock);
+        assertThat(gc.reconcile(new Request("ns", "late")).requeueAfter()).isEqualTo(Duration.ofSeconds(40));
+        assertThat(gc.reconcile(new Request("ns", "stranded")).requeueAfter()).isEqualTo(Duration.ofSeconds(40));
+        clock.now = clock.now.plusSeconds(41);
+        // the cache still lacks it, but the server has it: the node was only registering
+        client.put(new NodeBuilder().withNewMetadata().withName("registering").endMetadata().build());
+        gc.reconcile(new Request("ns", "late"));
+        gc.reconcile(new Request("ns", "stranded"));
+        assertThat(client.actions).containsExactly("delete Pod stranded grace 0");
+    }
+
+    /** A clock the test moves. */
+    static final class MutableClock extends Clock {
+        Instant now = Instant.parse("2026-11-29T12:00:00Z");
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
     }
 
     @Test
