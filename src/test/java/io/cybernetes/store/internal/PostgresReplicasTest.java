@@ -1,6 +1,15 @@
 package io.cybernetes.store.internal;
 
 import io.cybernetes.CybernetesApplication;
+import io.cybernetes.api.InProcessCredentials;
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.ApiClients;
+import io.cybernetes.controller.ControllerManager;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
 import io.cybernetes.store.Watch;
@@ -11,14 +20,23 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-/** Two application contexts on one PostgreSQL database see each other's writes through their watches, in order. */
+/**
+ * Two application contexts on one PostgreSQL database: they see each other's writes
+ * through their watches, in order, and exactly one of them runs the controllers, which
+ * move to the other when it goes.
+ */
 @EnabledIfEnvironmentVariable(named = PostgresStoreTest.URL, matches = ".+")
 class PostgresReplicasTest {
+
+    /** The replicas of one run compete for a Lease of their own, not for one a replica of an earlier run still holds. */
+    private static final String LEASE = "replicas-test-" + System.nanoTime();
 
     private static ConfigurableApplicationContext replica(String name) {
         return new SpringApplicationBuilder(CybernetesApplication.class)
@@ -29,7 +47,67 @@ class PostgresReplicasTest {
                         "--spring.datasource.password=",
                         "--cybernetes.store.poll-interval=50ms",
                         "--cybernetes.auth.data-dir=./target/test-data/replica-" + name,
+                        "--cybernetes.controllers.leader-election.name=" + LEASE,
+                        "--cybernetes.controllers.leader-election.lease-duration=3s",
+                        "--cybernetes.controllers.leader-election.renew-deadline=2s",
+                        "--cybernetes.controllers.leader-election.retry-period=300ms",
                         "--spring.main.banner-mode=off");
+    }
+
+    /** A cluster admin's client of one replica, in process. */
+    private static ApiClient admin(ConfigurableApplicationContext replica) {
+        return ApiClients.local(replica.getBean(LocalApi.class), replica.getBean(InProcessCredentials.class)
+                .tokenFor("replica-test-admin", List.of("system:masters")));
+    }
+
+    private static int replicaSets(ApiClient client, String ns) {
+        return client.list(ReplicaSet.class, ns, null).items().size();
+    }
+
+    @Test
+    void theControllersRunOnOneReplicaAndMoveToTheOtherWhenItGoes() {
+        ConfigurableApplicationContext a = replica("leader-a");
+        ConfigurableApplicationContext b = replica("leader-b");
+        try {
+            ControllerManager ma = a.getBean(ControllerManager.class);
+            ControllerManager mb = b.getBean(ControllerManager.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> ma.isLeader() || mb.isLeader());
+            for (int i = 0; i < 10; i++) {
+                assertThat(ma.isLeader() && mb.isLeader()).as("never both").isFalse();
+                sleep(100);
+            }
+            ConfigurableApplicationContext leader = ma.isLeader() ? a : b;
+            ConfigurableApplicationContext other = leader == a ? b : a;
+            String ns = "replicas-" + System.nanoTime();
+            ApiClient viaOther = admin(other);
+            viaOther.create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
+            viaOther.create(deployment(ns, "first"));
+            // written through the replica that does not lead, reconciled by the one that does
+            await().atMost(Duration.ofSeconds(20)).until(() -> replicaSets(viaOther, ns) == 1);
+
+            leader.close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> other.getBean(ControllerManager.class).isLeader());
+            viaOther.create(deployment(ns, "second"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> replicaSets(viaOther, ns) == 2);
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    private static Deployment deployment(String ns, String name) {
+        return new DeploymentBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata().withNewSpec()
+                .withReplicas(1).withNewSelector().addToMatchLabels("app", name).endSelector().withNewTemplate()
+                .withNewMetadata().addToLabels("app", name).endMetadata().withNewSpec().addNewContainer().withName("c")
+                .withImage("nginx").endContainer().endSpec().endTemplate().endSpec().build();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
