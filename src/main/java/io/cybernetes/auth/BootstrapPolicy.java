@@ -111,6 +111,8 @@ public final class BootstrapPolicy {
                 rule(List.of("create"), List.of(""), List.of("pods", "events", "serviceaccounts", "serviceaccounts/token",
                         "pods/eviction", "pods/binding")),
                 rule(List.of("create"), List.of("apps"), List.of("replicasets", "controllerrevisions")),
+                // the clusterrole-aggregation controller writes rules it does not hold itself
+                rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")),
                 rule(List.of("create"), List.of("coordination.k8s.io"), List.of("leases")),
                 rule(List.of("create"), List.of("events.k8s.io"), List.of("events")),
                 rule(List.of("create"), List.of("authentication.k8s.io"), List.of("tokenreviews")),

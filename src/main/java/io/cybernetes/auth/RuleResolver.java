@@ -15,9 +15,6 @@ public interface RuleResolver {
     /** The rules that apply to the user in the namespace: cluster-wide ones, plus the namespace's when not empty. */
     List<PolicyRule> rulesFor(UserInfo user, String namespace);
 
-    /** A ClusterRole's rules with those of every ClusterRole its aggregationRule selects (transitively). */
-    List<PolicyRule> aggregatedRules(String clusterRole);
-
     /**
      * Empty when the user may write a role with these rules in the namespace ("" for a
      * ClusterRole); otherwise the Forbidden message naming what would be granted.

@@ -63,11 +63,6 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
     }
 
     @Override
-    public List<PolicyRule> aggregatedRules(String clusterRole) {
-        return index.clusterRoleRules(clusterRole);
-    }
-
-    @Override
     public Optional<String> checkRoleEscalation(UserInfo user, String namespace, List<PolicyRule> rules,
                                                 boolean hasAggregationRule) {
         if (user.inGroup(UserInfo.MASTERS)) {

@@ -12,6 +12,7 @@ import io.cybernetes.controller.ControllerProperties;
 import io.cybernetes.controller.EventRecorder;
 import io.cybernetes.controller.LeaderElector;
 import io.cybernetes.controller.PodIndexes;
+import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.garbagecollector.GarbageCollector;
 import io.cybernetes.controller.namespace.NamespaceController;
@@ -25,6 +26,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
@@ -127,6 +129,13 @@ class ControllerManagerConfiguration {
             Controller c = new Controller(NodeLifecycleController.NAME, nl, w.nodeLifecycle());
             nodes.addEventHandler(nl.nodeHandler(c));
             leases.addEventHandler(nl.leaseHandler(c));
+            return c;
+        });
+        r.put(ClusterRoleAggregationController.NAME, (client, informers) -> {
+            var roles = informers.informerFor(ClusterRole.class);
+            ClusterRoleAggregationController ca = new ClusterRoleAggregationController(client, roles.indexer());
+            Controller c = new Controller(ClusterRoleAggregationController.NAME, ca, 1);
+            roles.addEventHandler(ca.handler(c));
             return c;
         });
         r.put(PodGarbageCollector.NAME, (client, informers) -> {
