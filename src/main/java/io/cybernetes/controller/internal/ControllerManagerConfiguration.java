@@ -19,10 +19,12 @@ import io.cybernetes.controller.namespace.NamespaceController;
 import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
+import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -129,6 +131,16 @@ class ControllerManagerConfiguration {
             Controller c = new Controller(NodeLifecycleController.NAME, nl, w.nodeLifecycle());
             nodes.addEventHandler(nl.nodeHandler(c));
             leases.addEventHandler(nl.leaseHandler(c));
+            return c;
+        });
+        r.put(ServiceAccountsController.NAME, (client, informers) -> {
+            var namespaces = informers.informerFor(Namespace.class);
+            var accounts = informers.informerFor(ServiceAccount.class);
+            ServiceAccountsController sa = new ServiceAccountsController(client, namespaces.indexer(),
+                    accounts.indexer());
+            Controller c = new Controller(ServiceAccountsController.NAME, sa, 1);
+            namespaces.addEventHandler(sa.namespaceHandler(c));
+            accounts.addEventHandler(sa.serviceAccountHandler(c));
             return c;
         });
         r.put(ClusterRoleAggregationController.NAME, (client, informers) -> {
