@@ -1,6 +1,13 @@
 package io.cybernetes.apiserver;
 
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.ApiClients;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -8,12 +15,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Every request leaves an audit.k8s.io/v1 Event line, found by the Audit-Id the response carries. */
 class AuditTest extends ApiTestSupport {
+
+    @Autowired
+    LocalApi api;
+
+    @Autowired
+    InProcessCredentials credentials;
 
     private Path auditLog() {
         return endpoints.adminKubeconfig().getParent().resolve("audit.log");
@@ -25,7 +40,7 @@ class AuditTest extends ApiTestSupport {
         eventually(() -> {
             try {
                 for (String line : Files.readAllLines(auditLog())) {
-                    if (line.contains(id)) {
+                    if (line.contains(id) && line.endsWith("}")) {
                         found.set(Json.MAPPER.readTree(line));
                     }
                 }
@@ -57,6 +72,47 @@ class AuditTest extends ApiTestSupport {
         assertThat(e.path("requestObject").path("data").path("k").asString()).isEqualTo("v");
         assertThat(e.path("annotations").path("authorization.k8s.io/decision").asString()).isEqualTo("allow");
         assertThat(e.path("requestReceivedTimestamp").asString()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
+    }
+
+    /** The one line whose requestURI and user name are these (in-process requests carry no Audit-Id header). */
+    private JsonNode eventOf(String user, String uriPart) {
+        AtomicReference<JsonNode> found = new AtomicReference<>();
+        eventually(() -> {
+            try {
+                for (String line : Files.readAllLines(auditLog())) {
+                    if (!line.contains(uriPart) || !line.contains(user) || !line.endsWith("}")) {
+                        continue; // someone else's, or the line being written
+                    }
+                    JsonNode e = Json.MAPPER.readTree(line);
+                    if (e.path("requestURI").asString().contains(uriPart)
+                            && e.path("user").path("username").asString().equals(user)) {
+                        found.set(e);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            assertThat(found.get()).as("audit line of " + user + " for " + uriPart).isNotNull();
+        });
+        return found.get();
+    }
+
+    @Test
+    void inProcessRequestsAreRecordedAsHttpOnesAre() {
+        assertThat(createNamespace("audited-local").code()).isIn(201, 409);
+        ApiClient controllers = ApiClients.local(api, credentials.tokenFor("audited-component", List.of()));
+        String name = "local-" + System.nanoTime();
+        ApiException denied = catchThrowableOfType(ApiException.class, () -> controllers.create(
+                new ConfigMapBuilder().withNewMetadata().withNamespace("audited-local").withName(name).endMetadata()
+                        .build()));
+        assertThat(denied.code()).isEqualTo(403);
+        JsonNode e = eventOf("audited-component", "/namespaces/audited-local/configmaps");
+        assertThat(e.path("verb").asString()).isEqualTo("create");
+        assertThat(e.path("userAgent").asString()).isEqualTo("cybernetes/in-process");
+        assertThat(e.path("sourceIPs").get(0).asString()).isEqualTo("127.0.0.1");
+        assertThat(e.path("responseStatus").path("code").asInt()).isEqualTo(403);
+        assertThat(e.path("annotations").path("authorization.k8s.io/decision").asString()).isEqualTo("forbid");
+        assertThat(e.path("requestObject").path("metadata").path("name").asString()).isEqualTo(name);
     }
 
     @Test

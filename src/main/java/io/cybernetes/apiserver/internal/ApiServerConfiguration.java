@@ -43,12 +43,16 @@ class ApiServerConfiguration {
         return new AuditLog(path, audit.maxSize().toBytes(), audit.maxBackups());
     }
 
+    @Bean
+    AuditRecorder auditRecorder(AuditProperties audit, AuditLog log) {
+        return new AuditRecorder(AuditPolicy.load(audit.policyFile()), log, audit.enabled());
+    }
+
     /** Before authentication and the in-flight limit, so refused and throttled requests are recorded too. */
     @Bean
-    FilterRegistrationBean<AuditFilter> auditFilter(AuditProperties audit, AuditLog log,
+    FilterRegistrationBean<AuditFilter> auditFilter(AuditProperties audit, AuditRecorder recorder,
                                                     RequestAttributesResolver resolver) {
-        FilterRegistrationBean<AuditFilter> reg = new FilterRegistrationBean<>(new AuditFilter(
-                AuditPolicy.load(audit.policyFile()), log, resolver));
+        FilterRegistrationBean<AuditFilter> reg = new FilterRegistrationBean<>(new AuditFilter(recorder, resolver));
         reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         reg.setEnabled(audit.enabled());
         return reg;

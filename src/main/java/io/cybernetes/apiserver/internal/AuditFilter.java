@@ -11,16 +11,10 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingRequestWrapper;
-import tools.jackson.core.JsonGenerator;
 
 import java.io.IOException;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Records every request, allowed or not, as an audit.k8s.io/v1 Event line: who (user,
@@ -31,17 +25,13 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class AuditFilter extends OncePerRequestFilter {
 
-    private static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
-            .withZone(ZoneOffset.UTC);
     private static final int MAX_LOGGED_BODY = 64 * 1024;
 
-    private final AuditPolicy policy;
-    private final AuditLog log;
+    private final AuditRecorder recorder;
     private final RequestAttributesResolver resolver;
 
-    AuditFilter(AuditPolicy policy, AuditLog log, RequestAttributesResolver resolver) {
-        this.policy = policy;
-        this.log = log;
+    AuditFilter(AuditRecorder recorder, RequestAttributesResolver resolver) {
+        this.recorder = recorder;
         this.resolver = resolver;
     }
 
@@ -49,7 +39,7 @@ final class AuditFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         Instant received = Instant.now();
-        String auditId = newAuditId();
+        String auditId = AuditRecorder.newAuditId();
         response.setHeader("Audit-Id", auditId);
         boolean hasBody = switch (request.getMethod()) {
             case "POST", "PUT", "PATCH" -> true;
@@ -67,84 +57,14 @@ final class AuditFilter extends OncePerRequestFilter {
         UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
         RequestAttributes a = request.getAttribute(RequestAttributes.REQUEST_ATTRIBUTE) instanceof RequestAttributes known
                 ? known : resolver.resolve(request, user == null ? UserInfo.anonymous() : user);
-        AuditPolicy.Level level = policy.levelFor(user == null ? a.withUser(null) : a);
-        if (level == AuditPolicy.Level.NONE) {
-            return;
-        }
+        String query = request.getQueryString();
+        Object decision = request.getAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE);
+        Object reason = request.getAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE);
         int code = response.getStatus();
-        StringWriter out = new StringWriter(512);
-        try (JsonGenerator g = Json.MAPPER.createGenerator(out)) {
-            g.writeStartObject();
-            g.writeStringProperty("kind", "Event");
-            g.writeStringProperty("apiVersion", "audit.k8s.io/v1");
-            g.writeStringProperty("level", level == AuditPolicy.Level.REQUEST ? "Request" : "Metadata");
-            g.writeStringProperty("auditID", auditId);
-            g.writeStringProperty("stage", request.isAsyncStarted() ? "ResponseStarted" : "ResponseComplete");
-            String query = request.getQueryString();
-            g.writeStringProperty("requestURI", request.getRequestURI() + (query == null ? "" : "?" + query));
-            g.writeStringProperty("verb", a.verb());
-            g.writeObjectPropertyStart("user");
-            if (user != null) {
-                g.writeStringProperty("username", user.name());
-                if (!user.uid().isEmpty()) {
-                    g.writeStringProperty("uid", user.uid());
-                }
-                g.writeArrayPropertyStart("groups");
-                for (String group : user.groups()) {
-                    g.writeString(group);
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
-            g.writeArrayPropertyStart("sourceIPs");
-            g.writeString(request.getRemoteAddr());
-            g.writeEndArray();
-            String agent = request.getHeader("User-Agent");
-            if (agent != null) {
-                g.writeStringProperty("userAgent", agent);
-            }
-            if (a.resourceRequest()) {
-                g.writeObjectPropertyStart("objectRef");
-                g.writeStringProperty("resource", a.resource());
-                optional(g, "namespace", a.namespace());
-                optional(g, "name", a.name());
-                g.writeStringProperty("apiGroup", a.apiGroup());
-                g.writeStringProperty("apiVersion", a.apiVersion());
-                optional(g, "subresource", a.subresource());
-                g.writeEndObject();
-            }
-            g.writeObjectPropertyStart("responseStatus");
-            g.writeObjectPropertyStart("metadata");
-            g.writeEndObject();
-            g.writeNumberProperty("code", code);
-            if (code >= 400) {
-                g.writeStringProperty("status", "Failure");
-            }
-            g.writeEndObject();
-            String body = level == AuditPolicy.Level.REQUEST ? jsonBody(request, code) : null;
-            if (body != null) {
-                g.writeName("requestObject");
-                g.writeRawValue(body);
-            }
-            g.writeStringProperty("requestReceivedTimestamp", MICROS.format(received));
-            g.writeStringProperty("stageTimestamp", MICROS.format(Instant.now()));
-            Object decision = request.getAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE);
-            if (decision != null) {
-                g.writeObjectPropertyStart("annotations");
-                g.writeStringProperty("authorization.k8s.io/decision", decision.toString());
-                Object reason = request.getAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE);
-                g.writeStringProperty("authorization.k8s.io/reason", reason == null ? "" : reason.toString());
-                g.writeEndObject();
-            }
-            g.writeEndObject();
-        }
-        log.append(out.toString());
-    }
-
-    private static void optional(JsonGenerator g, String name, String value) {
-        if (!value.isEmpty()) {
-            g.writeStringProperty(name, value);
-        }
+        recorder.record(new AuditRecorder.Entry(auditId, user, a, request.getRequestURI() + (query == null ? "" : "?"
+                + query), request.getRemoteAddr(), request.getHeader("User-Agent"), code, request.isAsyncStarted(),
+                () -> jsonBody(request, code), received, decision == null ? null : decision.toString(),
+                reason == null ? "" : reason.toString()));
     }
 
     /**
@@ -168,13 +88,5 @@ final class AuditFilter extends OncePerRequestFilter {
             }
         }
         return new String(body, StandardCharsets.UTF_8);
-    }
-
-    /** Audit IDs need to be unique, not unguessable: no shared SecureRandom on every request. */
-    static String newAuditId() {
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        long msb = (r.nextLong() & ~0xF000L) | 0x4000L;
-        long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        return new UUID(msb, lsb).toString();
     }
 }

@@ -10,6 +10,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,7 +19,8 @@ import java.util.List;
  * The API server for components in this process: the bearer token is authenticated, the
  * request authorized (the same 401 and 403 as over HTTP), and then it takes the very
  * handler an HTTP request takes — admission, schema validation, the store — without
- * sockets, TLS or servlet threads. Requests from here are not written to the audit log.
+ * sockets, TLS or servlet threads; and each is written to the audit log as an HTTP request
+ * would be (source 127.0.0.1, user agent {@value #USER_AGENT}).
  */
 @Component
 class LocalApiServer implements LocalApi {
@@ -26,50 +29,103 @@ class LocalApiServer implements LocalApi {
     private final TokenAuthenticator tokens;
     private final Authorizer authorizer;
     private final WatchThreads watchThreads;
+    private final AuditRecorder recorder;
+
+    /** What in-process requests show as their user agent in the audit log. */
+    static final String USER_AGENT = "cybernetes/in-process";
 
     LocalApiServer(ResourceController handler, TokenAuthenticator tokens, Authorizer authorizer,
-                   WatchThreads watchThreads) {
+                   WatchThreads watchThreads, AuditRecorder recorder) {
         this.handler = handler;
         this.tokens = tokens;
         this.authorizer = authorizer;
         this.watchThreads = watchThreads;
+        this.recorder = recorder;
     }
 
     @Override
     public Response exchange(Request request) {
-        LocalCall call = new LocalCall(request, admit(request), watchThreads::execute, null);
-        ResponseEntity<?> answer = handle(call);
-        List<String> warnings = new ArrayList<>();
-        for (String w : answer.getHeaders().getOrEmpty("Warning")) {
-            warnings.add(warningText(w));
+        Audited audited = new Audited(request);
+        try {
+            LocalCall call = new LocalCall(request, admit(request, audited), watchThreads::execute, null);
+            ResponseEntity<?> answer = handle(call);
+            audited.code = answer.getStatusCode().value();
+            List<String> warnings = new ArrayList<>();
+            for (String w : answer.getHeaders().getOrEmpty("Warning")) {
+                warnings.add(warningText(w));
+            }
+            return new Response(answer.getStatusCode().value(), (byte[]) answer.getBody(), warnings);
+        } catch (ApiException e) {
+            audited.code = e.code();
+            throw e;
+        } finally {
+            audit(audited, false);
         }
-        return new Response(answer.getStatusCode().value(), (byte[]) answer.getBody(), warnings);
     }
 
     @Override
     public Watch watch(Request request, WatchSink sink) {
-        LocalCall call = new LocalCall(request, admit(request), watchThreads::execute, sink);
-        handle(call);
-        WatchStreamer.Opened opened = call.opened();
-        if (opened == null) {
-            throw ApiException.badRequest("not a watch request: add watch=true to the query");
+        Audited audited = new Audited(request);
+        try {
+            LocalCall call = new LocalCall(request, admit(request, audited), watchThreads::execute, sink);
+            handle(call);
+            WatchStreamer.Opened opened = call.opened();
+            if (opened == null) {
+                throw ApiException.badRequest("not a watch request: add watch=true to the query");
+            }
+            audited.code = 200;
+            return opened::close;
+        } catch (ApiException e) {
+            audited.code = e.code();
+            throw e;
+        } finally {
+            audit(audited, true);
         }
-        return opened::close;
+    }
+
+    /** What the audit log needs to know of one in-process request, filled in as it is answered. */
+    private static final class Audited {
+        final Request request;
+        final Instant received = Instant.now();
+        UserInfo user;
+        RequestAttributes attributes;
+        String decision;
+        String reason = "";
+        int code = 500;
+
+        Audited(Request request) {
+            this.request = request;
+        }
+    }
+
+    private void audit(Audited a, boolean watch) {
+        RequestAttributes attrs = a.attributes != null ? a.attributes : KubeRequestAttributes.resolve(
+                a.request.method(), a.request.path(), watch, UserInfo.anonymous());
+        Request r = a.request;
+        String type = r.contentType();
+        recorder.record(new AuditRecorder.Entry(AuditRecorder.newAuditId(), a.user, attrs,
+                r.path() + (r.query() == null ? "" : "?" + r.query()), "127.0.0.1", USER_AGENT, a.code,
+                watch && a.code == 200, () -> r.body() == null || type == null || !type.contains("json") ? null
+                : new String(r.body(), StandardCharsets.UTF_8), a.received, a.decision, a.reason));
     }
 
     /** Authentication and authorization, as the security filters do them for HTTP requests. */
-    private UserInfo admit(Request request) {
+    private UserInfo admit(Request request, Audited audited) {
         String token = request.bearerToken();
         UserInfo user = token == null || token.isEmpty() ? null : tokens.authenticateToken(token).orElse(null);
         if (user == null) {
             throw ApiException.unauthorized();
         }
+        audited.user = user;
         boolean watch = RequestReader.isTrue(LocalCall.parseQuery(request.query()).get("watch"));
         RequestAttributes attrs = KubeRequestAttributes.resolve(request.method(), request.path(), watch, user);
+        audited.attributes = attrs;
         if (!attrs.resourceRequest()) {
             throw ApiException.notFound("the server could not find the requested resource");
         }
         Authorizer.Decision decision = authorizer.authorize(attrs);
+        audited.decision = decision.allowed() ? "allow" : "forbid";
+        audited.reason = decision.reason();
         if (!decision.allowed()) {
             throw Authorizer.forbidden(attrs, decision.reason());
         }
