@@ -100,10 +100,6 @@ public final class Controller {
             public void onUpdate(T oldObj, T newObj) {
                 enqueue(io.cybernetes.client.Keys.of(newObj));
             }
-
-            @Override
-            public void onDelete(T lastKnown, boolean finalStateUnknown) {
-            }
         };
     }
 

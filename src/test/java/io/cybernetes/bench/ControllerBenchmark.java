@@ -204,10 +204,6 @@ final class ControllerBenchmark {
                     running.putIfAbsent(NS + "/" + p.getMetadata().getName(), System.nanoTime());
                 }
             }
-
-            @Override
-            public void onDelete(Pod lastKnown, boolean finalStateUnknown) {
-            }
         };
     }
 

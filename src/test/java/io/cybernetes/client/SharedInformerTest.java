@@ -121,10 +121,6 @@ class SharedInformerTest {
             public void onUpdate(ConfigMap oldObj, ConfigMap newObj) {
                 throw new IllegalStateException("broken handler");
             }
-
-            @Override
-            public void onDelete(ConfigMap lastKnown, boolean finalStateUnknown) {
-            }
         });
         informer.start();
         informer.waitForSync(Duration.ofSeconds(5));

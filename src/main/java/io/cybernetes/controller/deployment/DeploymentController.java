@@ -9,12 +9,12 @@ import io.cybernetes.client.Keys;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.controller.OwnerReferences;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -136,7 +136,7 @@ public final class DeploymentController implements Reconciler {
         String uid = d.getMetadata().getUid();
         List<ReplicaSet> owned = new ArrayList<>();
         for (ReplicaSet cached : replicaSets.byIndex(Indexer.NAMESPACE_INDEX, d.getMetadata().getNamespace())) {
-            OwnerReference ref = controllerRef(cached);
+            OwnerReference ref = OwnerReferences.controllerOf(cached);
             boolean matches = selector.matches(labels(cached));
             if (ref != null && !uid.equals(ref.getUid())) {
                 continue;
@@ -149,7 +149,7 @@ public final class DeploymentController implements Reconciler {
                     && cached.getMetadata().getDeletionTimestamp() == null) {
                 List<OwnerReference> refs = new ArrayList<>(Objects.requireNonNullElse(
                         cached.getMetadata().getOwnerReferences(), List.of()));
-                refs.add(ownerRef(d));
+                refs.add(OwnerReferences.controlledBy(d));
                 owned.add(setOwners(cached, refs));
             }
         }
@@ -238,7 +238,7 @@ public final class DeploymentController implements Reconciler {
                 .withNamespace(d.getMetadata().getNamespace())
                 .withName(d.getMetadata().getName() + "-" + hash)
                 .withLabels(podLabels)
-                .withOwnerReferences(ownerRef(d)).build());
+                .withOwnerReferences(OwnerReferences.controlledBy(d)).build());
         copyAnnotations(d, rs);
         annotations(rs).put(REVISION, revision);
         rs.setSpec(new io.fabric8.kubernetes.api.model.apps.ReplicaSetSpecBuilder()
@@ -268,7 +268,7 @@ public final class DeploymentController implements Reconciler {
         ReplicaSet existing = client.get(ReplicaSet.class, d.getMetadata().getNamespace(), rs.getMetadata().getName())
                 .orElseThrow(() -> ApiException.conflict("apps", "replicasets", rs.getMetadata().getName(),
                         "the replica set was deleted while it was being created"));
-        OwnerReference ref = controllerRef(existing);
+        OwnerReference ref = OwnerReferences.controllerOf(existing);
         if (ref != null && d.getMetadata().getUid().equals(ref.getUid())
                 && sameTemplate(existing.getSpec().getTemplate(), d.getSpec().getTemplate())) {
             return existing;
@@ -324,7 +324,7 @@ public final class DeploymentController implements Reconciler {
                 return true;
             }
             for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, rs.getMetadata().getNamespace())) {
-                OwnerReference ref = controllerRef(p);
+                OwnerReference ref = OwnerReferences.controllerOf(p);
                 String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
                 if (ref != null && rs.getMetadata().getUid().equals(ref.getUid())
                         && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
@@ -921,20 +921,6 @@ public final class DeploymentController implements Reconciler {
         return o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels();
     }
 
-    static OwnerReference controllerRef(HasMetadata o) {
-        if (o.getMetadata().getOwnerReferences() == null) {
-            return null;
-        }
-        return o.getMetadata().getOwnerReferences().stream().filter(r -> Boolean.TRUE.equals(r.getController()))
-                .findFirst().orElse(null);
-    }
-
-    private static OwnerReference ownerRef(Deployment d) {
-        return new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("Deployment")
-                .withName(d.getMetadata().getName()).withUid(d.getMetadata().getUid()).withController(true)
-                .withBlockOwnerDeletion(true).build();
-    }
-
     private static final Comparator<ReplicaSet> BY_CREATION = Comparator
             .comparing((ReplicaSet rs) -> Objects.requireNonNullElse(rs.getMetadata().getCreationTimestamp(), ""))
             .thenComparing(rs -> rs.getMetadata().getName());
@@ -1036,8 +1022,8 @@ public final class DeploymentController implements Reconciler {
 
             @Override
             public void onUpdate(ReplicaSet oldRs, ReplicaSet newRs) {
-                OwnerReference before = controllerRef(oldRs);
-                OwnerReference after = controllerRef(newRs);
+                OwnerReference before = OwnerReferences.controllerOf(oldRs);
+                OwnerReference after = OwnerReferences.controllerOf(newRs);
                 if (before != null && (after == null || !before.getUid().equals(after.getUid()))) {
                     enqueueOwner(oldRs, controller);
                 }
@@ -1046,7 +1032,7 @@ public final class DeploymentController implements Reconciler {
 
             @Override
             public void onDelete(ReplicaSet lastKnown, boolean finalStateUnknown) {
-                OwnerReference ref = controllerRef(lastKnown);
+                OwnerReference ref = OwnerReferences.controllerOf(lastKnown);
                 if (ref != null && "Deployment".equals(ref.getKind())) {
                     controller.enqueue(lastKnown.getMetadata().getNamespace() + "/" + ref.getName());
                 }
@@ -1058,21 +1044,13 @@ public final class DeploymentController implements Reconciler {
     public ResourceEventHandler<Pod> podHandler(Controller controller) {
         return new ResourceEventHandler<>() {
             @Override
-            public void onAdd(Pod obj) {
-            }
-
-            @Override
-            public void onUpdate(Pod oldObj, Pod newObj) {
-            }
-
-            @Override
             public void onDelete(Pod pod, boolean finalStateUnknown) {
-                OwnerReference ref = controllerRef(pod);
+                OwnerReference ref = OwnerReferences.controllerOf(pod);
                 if (ref == null || !"ReplicaSet".equals(ref.getKind())) {
                     return;
                 }
                 replicaSets.get(pod.getMetadata().getNamespace() + "/" + ref.getName()).ifPresent(rs -> {
-                    OwnerReference owner = controllerRef(rs);
+                    OwnerReference owner = OwnerReferences.controllerOf(rs);
                     if (owner != null && "Deployment".equals(owner.getKind())) {
                         controller.enqueue(rs.getMetadata().getNamespace() + "/" + owner.getName());
                     }
@@ -1082,7 +1060,7 @@ public final class DeploymentController implements Reconciler {
     }
 
     private void enqueueOwner(ReplicaSet rs, Controller controller) {
-        OwnerReference ref = controllerRef(rs);
+        OwnerReference ref = OwnerReferences.controllerOf(rs);
         if (ref != null) {
             if ("Deployment".equals(ref.getKind())) {
                 controller.enqueue(rs.getMetadata().getNamespace() + "/" + ref.getName());

@@ -93,14 +93,6 @@ public final class PodGarbageCollector implements Reconciler {
     public ResourceEventHandler<Node> nodeHandler(Controller controller) {
         return new ResourceEventHandler<>() {
             @Override
-            public void onAdd(Node obj) {
-            }
-
-            @Override
-            public void onUpdate(Node oldObj, Node newObj) {
-            }
-
-            @Override
             public void onDelete(Node lastKnown, boolean finalStateUnknown) {
                 for (Pod p : pods.byIndex(NODE_NAME_INDEX, lastKnown.getMetadata().getName())) {
                     controller.enqueue(Keys.of(p));

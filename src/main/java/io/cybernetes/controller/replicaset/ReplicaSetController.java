@@ -10,11 +10,11 @@ import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.EventRecorder;
 import io.cybernetes.controller.Expectations;
+import io.cybernetes.controller.OwnerReferences;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -101,7 +101,7 @@ public final class ReplicaSetController implements Reconciler {
     private List<Pod> claimPods(ReplicaSet rs, LabelSelector selector) throws ApiException {
         List<Pod> owned = new ArrayList<>();
         for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, rs.getMetadata().getNamespace())) {
-            OwnerReference ref = controllerRef(p);
+            OwnerReference ref = OwnerReferences.controllerOf(p);
             boolean matches = !selector.isEmpty() && selector.matches(labels(p));
             if (ref != null) {
                 if (!ref.getUid().equals(rs.getMetadata().getUid())) {
@@ -123,7 +123,7 @@ public final class ReplicaSetController implements Reconciler {
     private Pod adopt(Pod p, ReplicaSet rs) {
         List<OwnerReference> refs = new ArrayList<>(Objects.requireNonNullElse(p.getMetadata().getOwnerReferences(),
                 List.of()));
-        refs.add(ownerRef(rs));
+        refs.add(OwnerReferences.controlledBy(rs));
         return setOwners(p, refs);
     }
 
@@ -268,15 +268,9 @@ public final class ReplicaSetController implements Reconciler {
                 || template.getMetadata().getAnnotations() == null ? Map.of() : template.getMetadata().getAnnotations();
         return new PodBuilder().withNewMetadata().withNamespace(rs.getMetadata().getNamespace())
                 .withGenerateName(rs.getMetadata().getName() + "-").withLabels(new HashMap<>(labels))
-                .withAnnotations(new HashMap<>(annotations)).withOwnerReferences(ownerRef(rs)).endMetadata()
+                .withAnnotations(new HashMap<>(annotations)).withOwnerReferences(OwnerReferences.controlledBy(rs)).endMetadata()
                 .withSpec(Json.convert(Json.toTree(template.getSpec()), io.fabric8.kubernetes.api.model.PodSpec.class))
                 .build();
-    }
-
-    private static OwnerReference ownerRef(ReplicaSet rs) {
-        return new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("ReplicaSet")
-                .withName(rs.getMetadata().getName()).withUid(rs.getMetadata().getUid()).withController(true)
-                .withBlockOwnerDeletion(true).build();
     }
 
     /** Writes the counts if they changed; returns when to look again for pods about to become available. */
@@ -393,21 +387,9 @@ public final class ReplicaSetController implements Reconciler {
     }
 
     private static String ownerKey(Pod p) {
-        OwnerReference ref = controllerRef(p);
+        OwnerReference ref = OwnerReferences.controllerOf(p);
         return ref == null || !"ReplicaSet".equals(ref.getKind()) ? null
                 : p.getMetadata().getNamespace() + "/" + ref.getName();
-    }
-
-    static OwnerReference controllerRef(Pod p) {
-        if (p.getMetadata().getOwnerReferences() == null) {
-            return null;
-        }
-        for (OwnerReference r : p.getMetadata().getOwnerReferences()) {
-            if (Boolean.TRUE.equals(r.getController())) {
-                return r;
-            }
-        }
-        return null;
     }
 
     private static Map<String, String> labels(Pod p) {

@@ -61,14 +61,6 @@ public final class ServiceAccountsController implements Reconciler {
     public ResourceEventHandler<ServiceAccount> serviceAccountHandler(Controller controller) {
         return new ResourceEventHandler<>() {
             @Override
-            public void onAdd(ServiceAccount obj) {
-            }
-
-            @Override
-            public void onUpdate(ServiceAccount oldObj, ServiceAccount newObj) {
-            }
-
-            @Override
             public void onDelete(ServiceAccount sa, boolean finalStateUnknown) {
                 if (DEFAULT.equals(sa.getMetadata().getName())) {
                     controller.enqueue(sa.getMetadata().getNamespace());

@@ -237,20 +237,23 @@ class DeploymentControllerTest {
         assertThat(condition(lastStatus(), "Available", "status")).isEqualTo("True");
     }
 
-    @Test
-    void aRolloutPastItsDeadlineIsMarkedExceeded() throws Exception {
+    /** A rollout with one old replica available and one new that never became so, progressing since {@code since}. */
+    private void stuckSince(String since) {
         DeploymentCondition progressing = new DeploymentConditionBuilder().withType("Progressing").withStatus("True")
-                .withReason("ReplicaSetUpdated").withLastUpdateTime("2026-11-29T11:00:00Z")
-                .withLastTransitionTime("2026-11-29T11:00:00Z").build();
+                .withReason("ReplicaSetUpdated").withLastUpdateTime(since).withLastTransitionTime(since).build();
         deployments.put(deployment(2, "v2", "RollingUpdate").editSpec().withProgressDeadlineSeconds(60).endSpec()
                 .withNewStatus().withReplicas(2).withUpdatedReplicas(1).withReadyReplicas(1).withAvailableReplicas(1)
                 .withConditions(progressing).endStatus().build());
-        // one old replica available, one new that never became so: stuck since 11:00, an hour ago
         for (ReplicaSet rs : List.of(set("v1", 1, 1, "1", 0), set("v2", 1, 0, "2", 1))) {
             rs.getMetadata().getAnnotations().put(DeploymentController.DESIRED_REPLICAS, "2");
             rs.getMetadata().getAnnotations().put(DeploymentController.MAX_REPLICAS, "3");
             sets.put(rs);
         }
+    }
+
+    @Test
+    void aRolloutPastItsDeadlineIsMarkedExceeded() throws Exception {
+        stuckSince("2026-11-29T11:00:00Z"); // an hour ago, with a deadline of 60 s
         Result r = reconcile();
         assertThat(condition(lastStatus(), "Progressing", "reason")).isEqualTo("ProgressDeadlineExceeded");
         assertThat(condition(lastStatus(), "Progressing", "status")).isEqualTo("False");
@@ -259,17 +262,7 @@ class DeploymentControllerTest {
 
     @Test
     void aRolloutWithinItsDeadlineIsLookedAtAgainWhenItPasses() throws Exception {
-        DeploymentCondition progressing = new DeploymentConditionBuilder().withType("Progressing").withStatus("True")
-                .withReason("ReplicaSetUpdated").withLastUpdateTime("2026-11-29T11:59:30Z")
-                .withLastTransitionTime("2026-11-29T11:59:30Z").build();
-        deployments.put(deployment(2, "v2", "RollingUpdate").editSpec().withProgressDeadlineSeconds(60).endSpec()
-                .withNewStatus().withReplicas(2).withUpdatedReplicas(1).withReadyReplicas(1).withAvailableReplicas(1)
-                .withConditions(progressing).endStatus().build());
-        for (ReplicaSet rs : List.of(set("v1", 1, 1, "1", 0), set("v2", 1, 0, "2", 1))) {
-            rs.getMetadata().getAnnotations().put(DeploymentController.DESIRED_REPLICAS, "2");
-            rs.getMetadata().getAnnotations().put(DeploymentController.MAX_REPLICAS, "3");
-            sets.put(rs);
-        }
+        stuckSince("2026-11-29T11:59:30Z");
         Result r = reconcile();
         assertThat(r.requeueAfter()).isEqualTo(java.time.Duration.ofSeconds(31));
     }

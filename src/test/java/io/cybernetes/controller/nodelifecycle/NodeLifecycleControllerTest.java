@@ -4,6 +4,7 @@ import io.cybernetes.client.Indexer;
 import io.cybernetes.controller.EventRecorder;
 import io.cybernetes.controller.RecordingApiClient;
 import io.cybernetes.controller.Request;
+import io.cybernetes.controller.TestClock;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -14,10 +15,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 
@@ -26,30 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NodeLifecycleControllerTest {
 
     static final Duration GRACE = Duration.ofSeconds(50);
-
-    /** A clock the test moves. */
-    static final class TestClock extends Clock {
-        Instant now = Instant.parse("2026-11-29T12:00:00Z");
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-    }
 
     final TestClock clock = new TestClock();
     final RecordingApiClient client = new RecordingApiClient();

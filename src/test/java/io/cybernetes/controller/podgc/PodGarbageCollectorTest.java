@@ -8,6 +8,7 @@ import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.RecordingApiClient;
 import io.cybernetes.controller.Request;
+import io.cybernetes.controller.TestClock;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -16,9 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.Duration;
 import java.util.List;
 
@@ -58,36 +56,16 @@ class PodGarbageCollectorTest extends ApiTestSupport {
         PodGarbageCollector.addIndexes(pods);
         pods.put(pod("late", "registering"));
         pods.put(pod("stranded", "gone"));
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         PodGarbageCollector gc = new PodGarbageCollector(client, pods, new Indexer<>(), Duration.ofSeconds(40), clock);
         assertThat(gc.reconcile(new Request("ns", "late")).requeueAfter()).isEqualTo(Duration.ofSeconds(40));
         assertThat(gc.reconcile(new Request("ns", "stranded")).requeueAfter()).isEqualTo(Duration.ofSeconds(40));
-        clock.now = clock.now.plusSeconds(41);
+        clock.advance(Duration.ofSeconds(41));
         // the cache still lacks it, but the server has it: the node was only registering
         client.put(new NodeBuilder().withNewMetadata().withName("registering").endMetadata().build());
         gc.reconcile(new Request("ns", "late"));
         gc.reconcile(new Request("ns", "stranded"));
         assertThat(client.actions).containsExactly("delete Pod stranded grace 0");
-    }
-
-    /** A clock the test moves. */
-    static final class MutableClock extends Clock {
-        Instant now = Instant.parse("2026-11-29T12:00:00Z");
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 
     @Test
