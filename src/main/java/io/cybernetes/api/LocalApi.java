@@ -13,9 +13,11 @@ public interface LocalApi {
 
     /**
      * One request. {@code query} is the raw query string without {@code ?} (or null);
-     * {@code body} may be null.
+     * {@code accept} the Accept header (null: JSON), for example
+     * {@code application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1}; {@code body} may be null.
      */
-    record Request(String method, String path, String query, String contentType, byte[] body, String bearerToken) {
+    record Request(String method, String path, String query, String accept, String contentType, byte[] body,
+                   String bearerToken) {
     }
 
     /** A successful answer (2xx): its code, JSON body and the warnings the server attached. */

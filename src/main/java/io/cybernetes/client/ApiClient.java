@@ -1,6 +1,7 @@
 package io.cybernetes.client;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 
 import java.util.Optional;
 
@@ -20,6 +21,13 @@ public interface ApiClient {
 
     /** Events after the revision, until the stream is closed (or the server ends it). */
     <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String resourceVersion);
+
+    /** The objects' metadata only ({@code PartialObjectMetadata}), as metadata informers list. */
+    ListerWatcher.Listed<PartialObjectMetadata> listMetadata(Class<? extends HasMetadata> kind, String namespace);
+
+    /** Events after the revision with the objects' metadata only. */
+    ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(Class<? extends HasMetadata> kind, String namespace,
+                                                                  String resourceVersion);
 
     <T extends HasMetadata> T create(T object);
 
@@ -46,6 +54,23 @@ public interface ApiClient {
     /** As above, with a grace period (0: at once, even for a pod on a node; null: the object's own). */
     void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
                 Long gracePeriodSeconds);
+
+    /** A ListerWatcher of the kind's metadata only, for informers that need no more (the garbage collector's). */
+    default ListerWatcher<PartialObjectMetadata> metadataListerWatcher(Class<? extends HasMetadata> kind,
+                                                                      String namespace) {
+        ApiClient client = this;
+        return new ListerWatcher<>() {
+            @Override
+            public Listed<PartialObjectMetadata> list() {
+                return client.listMetadata(kind, namespace);
+            }
+
+            @Override
+            public WatchStream<PartialObjectMetadata> watch(String resourceVersion) {
+                return client.watchMetadata(kind, namespace, resourceVersion);
+            }
+        };
+    }
 
     /** A ListerWatcher over this client, for informers. */
     default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace) {

@@ -4,11 +4,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Settings of the controller manager, documented in {@code config/application.yml}.
  *
  * @param enabled                run the controllers in this process
+ * @param controllers            which controllers run, as kube-controller-manager's {@code --controllers}: {@code *}
+ *                               for all, a name to add one, {@code -name} to leave one out
  * @param resyncPeriod           how often every informer replays its cache to the handlers (repairs anything missed)
  * @param leaderElection         which replica runs the controllers
  * @param workers                concurrent reconciles per controller
@@ -18,11 +21,20 @@ import java.time.Duration;
 @ConfigurationProperties("cybernetes.controllers")
 public record ControllerProperties(
         @DefaultValue("true") boolean enabled,
+        @DefaultValue("*") List<String> controllers,
         @DefaultValue("5m") Duration resyncPeriod,
         @DefaultValue LeaderElection leaderElection,
         @DefaultValue Workers workers,
         @DefaultValue("50s") Duration nodeMonitorGracePeriod,
         @DefaultValue("40s") Duration podGcQuarantine) {
+
+    /** Whether the controller of that name is to run. */
+    public boolean runs(String name) {
+        if (controllers.contains("-" + name)) {
+            return false;
+        }
+        return controllers.contains("*") || controllers.contains(name);
+    }
 
     /**
      * @param enabled       compete for a Lease (off: this process runs the controllers alone, for one replica only)

@@ -6,6 +6,7 @@ import io.cybernetes.api.LocalApi;
 import io.cybernetes.apiserver.ApiTestSupport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -76,6 +77,28 @@ class LocalApiClientTest extends ApiTestSupport {
             }
             assertThat(seen).containsExactly(ListerWatcher.Event.Type.ADDED, ListerWatcher.Event.Type.MODIFIED,
                     ListerWatcher.Event.Type.MODIFIED, ListerWatcher.Event.Type.DELETED);
+        }
+    }
+
+    @Test
+    void metadataOnlyListsAndWatchesGivePartialObjectMetadata() throws Exception {
+        admin.create(configMap("meta-listed"));
+        ListerWatcher.Listed<PartialObjectMetadata> listed = admin.listMetadata(ConfigMap.class, NS);
+        PartialObjectMetadata item = listed.items().stream().filter(p -> p.getMetadata().getName()
+                .equals("meta-listed")).findFirst().orElseThrow();
+        assertThat(item.getKind()).isEqualTo("PartialObjectMetadata");
+        assertThat(item.getMetadata().getUid()).isNotEmpty();
+        try (ListerWatcher.WatchStream<PartialObjectMetadata> watch = admin.watchMetadata(ConfigMap.class, NS,
+                listed.resourceVersion())) {
+            admin.create(configMap("meta-watched"));
+            ListerWatcher.Event<PartialObjectMetadata> e;
+            do {
+                e = watch.next(10_000);
+                assertThat(e).isNotNull();
+            } while (e.type() == ListerWatcher.Event.Type.BOOKMARK);
+            assertThat(e.type()).isEqualTo(ListerWatcher.Event.Type.ADDED);
+            assertThat(e.object().getMetadata().getName()).isEqualTo("meta-watched");
+            assertThat(e.object().getKind()).isEqualTo("PartialObjectMetadata");
         }
     }
 

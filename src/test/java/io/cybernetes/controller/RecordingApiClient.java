@@ -56,6 +56,18 @@ public final class RecordingApiClient implements ApiClient {
     }
 
     @Override
+    public ListerWatcher.Listed<io.fabric8.kubernetes.api.model.PartialObjectMetadata> listMetadata(
+            Class<? extends HasMetadata> kind, String namespace) {
+        return new ListerWatcher.Listed<>(new ArrayList<>(), "1");
+    }
+
+    @Override
+    public ListerWatcher.WatchStream<io.fabric8.kubernetes.api.model.PartialObjectMetadata> watchMetadata(
+            Class<? extends HasMetadata> kind, String namespace, String rv) {
+        throw new UnsupportedOperationException("no watches here");
+    }
+
+    @Override
     public synchronized <T extends HasMetadata> T create(T object) {
         if (createsBeforeFailure-- <= 0) {
             throw ApiException.forbidden("", "pods", "", "exceeded quota: q");

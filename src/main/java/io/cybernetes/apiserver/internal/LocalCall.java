@@ -69,7 +69,7 @@ final class LocalCall implements ApiCall {
 
     @Override
     public String header(String name) {
-        return null;
+        return "accept".equalsIgnoreCase(name) ? request.accept() : null;
     }
 
     @Override

@@ -208,7 +208,7 @@ class ResourceController {
         }
         Format format = Format.of(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
-                format.table(), RequestReader.include(request), RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
+                format.table(), format.partial(), RequestReader.include(request), RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
                 props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis()));
         return request.stream(opened);
     }

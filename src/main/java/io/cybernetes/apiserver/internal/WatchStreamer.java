@@ -21,12 +21,13 @@ import java.util.function.Predicate;
  * Streams one watch as newline-delimited {@code WatchEvent}s, flushed per event:
  * synthetic ADDED events first when asked for the current state, then every change in
  * revision order, with objects moving in or out of the selectors turned into ADDED or
- * DELETED, bookmarks on request, and an ERROR event with 410 when the revision is gone.
+ * DELETED, bookmarks on request, and an ERROR event with 410 when the revision is gone;
+ * as Table rows or PartialObjectMetadata when the client asks for them.
  */
 final class WatchStreamer {
 
     /** How the watch was asked for. */
-    record Request(ResourceType type, String namespace, ListOptions options, boolean table,
+    record Request(ResourceType type, String namespace, ListOptions options, boolean table, boolean partial,
                    TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis,
                    long flushIntervalMillis) {
     }
@@ -164,7 +165,7 @@ final class WatchStreamer {
             }
             if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
                 writeRaw(out, type, stampedPrevious(e), null);
-            } else if (req.table()) {
+            } else if (req.table() || req.partial()) {
                 writeRaw(out, type, e.object(), null);
             } else {
                 out.write(encoded.line(e, type));
@@ -203,6 +204,8 @@ final class WatchStreamer {
             if (req.table() && !type.equals("ERROR") && !type.equals("BOOKMARK")) {
                 ev.set("object", TableConvertor.table(req.type(), List.of(object),
                         Json.text(object, "metadata.resourceVersion"), null, req.include()));
+            } else if (req.partial() && !type.equals("ERROR") && !type.equals("BOOKMARK")) {
+                ev.set("object", TableConvertor.partial(object));
             } else {
                 ev.set("object", object);
             }
@@ -213,18 +216,19 @@ final class WatchStreamer {
             ObjectNode ev = Json.object();
             ev.put("type", "BOOKMARK");
             ObjectNode o = ev.putObject("object");
-            o.put("kind", req.table() ? "Table" : req.type().kind());
-            o.put("apiVersion", req.table() ? "meta.k8s.io/v1" : req.type().apiVersion());
+            o.put("kind", req.table() ? "Table" : req.partial() ? "PartialObjectMetadata" : req.type().kind());
+            o.put("apiVersion", req.table() || req.partial() ? "meta.k8s.io/v1" : req.type().apiVersion());
             o.putObject("metadata").put("resourceVersion", Long.toString(revision));
             return ev;
         }
 
         /**
-         * Writes one event without flushing: as a Table row when asked for, otherwise the
-         * object's JSON, reusing its stored text when there is one ({@code json} may be null).
+         * Writes one event without flushing: as a Table row or metadata only when asked for,
+         * otherwise the object's JSON, reusing its stored text when there is one ({@code json}
+         * may be null).
          */
         private void writeRaw(OutputStream out, String type, ObjectNode object, String json) throws IOException {
-            if (req.table()) {
+            if (req.table() || req.partial()) {
                 out.write(Json.MAPPER.writeValueAsBytes(event(type, object)));
             } else {
                 out.write(("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8));

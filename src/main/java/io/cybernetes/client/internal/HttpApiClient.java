@@ -40,10 +40,12 @@ public final class HttpApiClient extends RestApiClient {
     }
 
     @Override
-    protected <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query, Class<T> kind) {
+    protected <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query, String accept,
+                                                                             Class<T> kind) {
         HttpResponse<InputStream> resp;
         try {
-            resp = http.send(request("GET", path, query, null, null).build(), HttpResponse.BodyHandlers.ofInputStream());
+            resp = http.send(request("GET", path, query, accept, null, null).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
             throw ApiException.unavailable("the API server could not be reached: " + e.getMessage(), 1);
         } catch (InterruptedException e) {
@@ -98,10 +100,11 @@ public final class HttpApiClient extends RestApiClient {
         }
     }
 
-    private HttpRequest.Builder request(String method, String path, String query, String contentType, byte[] body) {
+    private HttpRequest.Builder request(String method, String path, String query, String accept, String contentType,
+                                        byte[] body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(query == null ? path : path + "?" + query))
                 .timeout(Duration.ofMinutes(30))
-                .header("Accept", "application/json")
+                .header("Accept", accept == null ? "application/json" : accept)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(body));
         if (token != null) {
@@ -114,9 +117,9 @@ public final class HttpApiClient extends RestApiClient {
     }
 
     @Override
-    protected byte[] send(String method, String path, String query, String contentType, byte[] body) {
+    protected byte[] send(String method, String path, String query, String accept, String contentType, byte[] body) {
         try {
-            HttpResponse<byte[]> resp = http.send(request(method, path, query, contentType, body)
+            HttpResponse<byte[]> resp = http.send(request(method, path, query, accept, contentType, body)
                     .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofByteArray());
             if (resp.statusCode() >= 300) {
                 throw error(resp.statusCode(), resp.body());

@@ -21,14 +21,15 @@ public final class LocalApiClient extends RestApiClient {
     }
 
     @Override
-    protected byte[] send(String method, String path, String query, String contentType, byte[] body) {
-        return api.exchange(new LocalApi.Request(method, path, query, contentType, body, token)).body();
+    protected byte[] send(String method, String path, String query, String accept, String contentType, byte[] body) {
+        return api.exchange(new LocalApi.Request(method, path, query, accept, contentType, body, token)).body();
     }
 
     @Override
-    protected <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query, Class<T> kind) {
+    protected <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query, String accept,
+                                                                             Class<T> kind) {
         StreamedWatch<T> stream = new StreamedWatch<>(kind);
-        stream.watch = api.watch(new LocalApi.Request("GET", path, query, null, null, token), stream);
+        stream.watch = api.watch(new LocalApi.Request("GET", path, query, accept, null, null, token), stream);
         return stream;
     }
 

@@ -8,6 +8,7 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ListerWatcher;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -28,12 +29,23 @@ abstract class RestApiClient implements ApiClient {
 
     private final ResourceRegistry registry = ResourceRegistry.builtIn();
 
-    /** Sends a request; a non-2xx answer is thrown as the server's Status. {@code query} may be null. */
-    protected abstract byte[] send(String method, String path, String query, String contentType, byte[] body);
+    /** What asks the server for metadata only. */
+    static final String METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
-    /** Opens a watch at the collection path with the query. */
+    /**
+     * Sends a request; a non-2xx answer is thrown as the server's Status. {@code query} may
+     * be null; {@code accept} too (JSON).
+     */
+    protected abstract byte[] send(String method, String path, String query, String accept, String contentType,
+                                   byte[] body);
+
+    /** Opens a watch at the collection path with the query, its events read as {@code kind}. */
     protected abstract <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query,
-                                                                                      Class<T> kind);
+                                                                                      String accept, Class<T> kind);
+
+    private byte[] send(String method, String path, String query, String contentType, byte[] body) {
+        return send(method, path, query, null, contentType, body);
+    }
 
     private ResourceType type(Class<?> kind) {
         return registry.byModel(kind).orElseThrow(() -> new IllegalArgumentException(kind.getName()
@@ -70,10 +82,14 @@ abstract class RestApiClient implements ApiClient {
     @Override
     public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
         String query = labelSelector == null ? null : "labelSelector=" + encode(labelSelector);
-        JsonNode list = Json.MAPPER.readTree(send("GET", collection(type(kind), namespace), query, null, null));
+        return list(collection(type(kind), namespace), query, null, kind);
+    }
+
+    private <T> ListerWatcher.Listed<T> list(String path, String query, String accept, Class<T> readAs) {
+        JsonNode list = Json.MAPPER.readTree(send("GET", path, query, accept, null, null));
         List<T> items = new ArrayList<>();
         for (JsonNode item : list.path("items")) {
-            items.add(Json.MAPPER.treeToValue(item, kind));
+            items.add(Json.MAPPER.treeToValue(item, readAs));
         }
         return new ListerWatcher.Listed<>(items, list.path("metadata").path("resourceVersion").asString(""));
     }
@@ -81,8 +97,25 @@ abstract class RestApiClient implements ApiClient {
     @Override
     public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace,
                                                                     String resourceVersion) {
-        return openWatch(collection(type(kind), namespace), "watch=true&allowWatchBookmarks=true&resourceVersion="
-                + encode(resourceVersion == null ? "" : resourceVersion), kind);
+        return openWatch(collection(type(kind), namespace), watchQuery(resourceVersion), null, kind);
+    }
+
+    private static String watchQuery(String resourceVersion) {
+        return "watch=true&allowWatchBookmarks=true&resourceVersion=" + encode(resourceVersion == null ? ""
+                : resourceVersion);
+    }
+
+    @Override
+    public ListerWatcher.Listed<PartialObjectMetadata> listMetadata(Class<? extends HasMetadata> kind,
+                                                                   String namespace) {
+        return list(collection(type(kind), namespace), null, METADATA, PartialObjectMetadata.class);
+    }
+
+    @Override
+    public ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(Class<? extends HasMetadata> kind,
+                                                                         String namespace, String resourceVersion) {
+        return openWatch(collection(type(kind), namespace), watchQuery(resourceVersion), METADATA,
+                PartialObjectMetadata.class);
     }
 
     @Override

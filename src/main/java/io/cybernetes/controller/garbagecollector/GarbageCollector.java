@@ -64,17 +64,21 @@ public final class GarbageCollector implements Reconciler {
         return out;
     }
 
-    /** The informer handler for one kind: keeps the graph and queues what may need work. */
-    public <T extends HasMetadata> ResourceEventHandler<T> handler(Controller controller) {
+    /**
+     * The informer handler for one kind (a metadata informer is enough: only metadata is
+     * read): keeps the graph and queues what may need work.
+     */
+    public <T extends HasMetadata> ResourceEventHandler<T> handler(Controller controller,
+                                                                  Class<? extends HasMetadata> kind) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
-                observe(obj, controller);
+                observe(obj, kind, controller);
             }
 
             @Override
             public void onUpdate(T oldObj, T newObj) {
-                observe(newObj, controller);
+                observe(newObj, kind, controller);
             }
 
             @Override
@@ -98,12 +102,12 @@ public final class GarbageCollector implements Reconciler {
         };
     }
 
-    private void observe(HasMetadata obj, Controller controller) {
+    private void observe(HasMetadata obj, Class<? extends HasMetadata> kind, Controller controller) {
         String uid = obj.getMetadata().getUid();
         List<OwnerReference> owners = List.copyOf(Objects.requireNonNullElse(obj.getMetadata().getOwnerReferences(),
                 List.of()));
         List<String> finalizers = List.copyOf(Objects.requireNonNullElse(obj.getMetadata().getFinalizers(), List.of()));
-        Node old = nodes.put(uid, new Node(uid, obj.getClass(), obj.getMetadata().getNamespace(),
+        Node old = nodes.put(uid, new Node(uid, kind, obj.getMetadata().getNamespace(),
                 obj.getMetadata().getName(), owners, finalizers, obj.getMetadata().getDeletionTimestamp() != null));
         if (old != null) {
             for (OwnerReference r : old.owners()) {

@@ -161,6 +161,7 @@ class ControllerManagerConfiguration {
             nodes.addEventHandler(pg.nodeHandler(c));
             return c;
         });
+        r.keySet().removeIf(name -> !props.runs(name));
         return r;
     }
 
@@ -170,9 +171,10 @@ class ControllerManagerConfiguration {
         }
     }
 
-    private static <T extends HasMetadata> void addHandler(SharedInformerFactory informers, Class<T> kind,
-                                                           GarbageCollector gc, Controller c) {
-        informers.informerFor(kind).addEventHandler(gc.handler(c));
+    /** The garbage collector reads metadata only, so it watches every kind through metadata informers. */
+    private static void addHandler(SharedInformerFactory informers, Class<? extends HasMetadata> kind,
+                                   GarbageCollector gc, Controller c) {
+        informers.metadataInformerFor(kind).addEventHandler(gc.handler(c, kind));
     }
 
     /** The controllers' counters as Micrometer meters (at /actuator/prometheus), tagged by controller. */
