@@ -34,7 +34,6 @@ public final class Indexer<T extends HasMetadata> {
                 : o.getMetadata().getNamespace()));
     }
 
-    /** Adds an index (before objects arrive, or it is built from what is there). */
     /** Whether an index of that name was added. */
     public boolean hasIndex(String name) {
         lock.readLock().lock();
@@ -45,6 +44,7 @@ public final class Indexer<T extends HasMetadata> {
         }
     }
 
+    /** Adds an index (before objects arrive, or it is built from what is there). */
     public void addIndex(String name, Function<T, List<String>> values) {
         lock.writeLock().lock();
         try {
