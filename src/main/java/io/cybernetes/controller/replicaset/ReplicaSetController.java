@@ -19,6 +19,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetCondition;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder;
 
@@ -46,6 +48,7 @@ import java.util.concurrent.Future;
 public final class ReplicaSetController implements Reconciler {
 
     public static final String NAME = "replicaset";
+    static final String REPLICA_FAILURE = "ReplicaFailure";
     static final int BURST = 500;
 
     private final ApiClient client;
@@ -81,17 +84,17 @@ public final class ReplicaSetController implements Reconciler {
         List<Pod> owned = claimPods(rs, selector);
         List<Pod> active = owned.stream().filter(ReplicaSetController::isActive).toList();
         int want = Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
-        boolean failed = false;
+        Failure failure = null;
         if (needsSync && rs.getMetadata().getDeletionTimestamp() == null) {
             int diff = active.size() - want;
             if (diff < 0) {
-                failed = createPods(rs, key, Math.min(-diff, BURST));
+                failure = createPods(rs, key, Math.min(-diff, BURST));
             } else if (diff > 0) {
-                failed = deletePods(rs, key, active, diff);
+                failure = deletePods(rs, key, active, diff);
             }
         }
-        Duration recheck = updateStatus(rs, owned, active);
-        if (failed) {
+        Duration recheck = updateStatus(rs, owned, active, failure);
+        if (failure != null) {
             return Result.REQUEUE;
         }
         return recheck == null ? Result.DONE : Result.after(recheck);
@@ -149,9 +152,9 @@ public final class ReplicaSetController implements Reconciler {
     /**
      * Creates pods in slow-start batches of 1, 2, 4, ..., each batch in parallel, stopping
      * after a batch with a failure (a quota or admission refusal would refuse the rest too);
-     * returns true when some could not be created.
+     * returns what went wrong, or null.
      */
-    private boolean createPods(ReplicaSet rs, String key, int count) throws InterruptedException {
+    private Failure createPods(ReplicaSet rs, String key, int count) throws InterruptedException {
         expectations.expect(key, count, 0);
         int created = 0;
         int batch = 1;
@@ -186,12 +189,16 @@ public final class ReplicaSetController implements Reconciler {
                     events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
                 }
                 events.warning(rs, "FailedCreate", "Error creating: " + failure.getMessage());
-                return true;
+                return new Failure("FailedCreate", failure.getMessage());
             }
             batch *= 2;
         }
         events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
-        return false;
+        return null;
+    }
+
+    /** Why pods could not be created or deleted: the ReplicaFailure condition's reason and message. */
+    private record Failure(String reason, String message) {
     }
 
     /** A write's outcome: null when it went through, the refusal otherwise. */
@@ -214,7 +221,7 @@ public final class ReplicaSetController implements Reconciler {
         return t;
     });
 
-    private boolean deletePods(ReplicaSet rs, String key, List<Pod> active, int count) throws InterruptedException {
+    private Failure deletePods(ReplicaSet rs, String key, List<Pod> active, int count) throws InterruptedException {
         List<Pod> victims = new ArrayList<>(active);
         victims.sort(DELETE_FIRST);
         victims = victims.subList(0, count);
@@ -230,7 +237,7 @@ public final class ReplicaSetController implements Reconciler {
                 }
             }));
         }
-        boolean failed = false;
+        Failure failed = null;
         List<String> deleted = new ArrayList<>();
         for (int i = 0; i < victims.size(); i++) {
             ApiException e = outcome(results.get(i));
@@ -240,7 +247,7 @@ public final class ReplicaSetController implements Reconciler {
             }
             expectations.deletionObserved(key);
             if (e.code() != 404) {
-                failed = true;
+                failed = new Failure("FailedDelete", e.getMessage());
                 events.warning(rs, "FailedDelete", "Error deleting: " + e.getMessage());
             }
         }
@@ -273,8 +280,11 @@ public final class ReplicaSetController implements Reconciler {
                 .build();
     }
 
-    /** Writes the counts if they changed; returns when to look again for pods about to become available. */
-    private Duration updateStatus(ReplicaSet rs, List<Pod> owned, List<Pod> active) {
+    /**
+     * Writes the counts, and the ReplicaFailure condition while pods cannot be created or
+     * deleted, if they changed; returns when to look again for pods about to become available.
+     */
+    private Duration updateStatus(ReplicaSet rs, List<Pod> owned, List<Pod> active, Failure failure) {
         int minReady = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
         Map<String, String> templateLabels = rs.getSpec().getTemplate().getMetadata() == null ? Map.of()
                 : Objects.requireNonNullElse(rs.getSpec().getTemplate().getMetadata().getLabels(), Map.of());
@@ -302,7 +312,7 @@ public final class ReplicaSetController implements Reconciler {
         ReplicaSetStatus status = new ReplicaSetStatusBuilder().withReplicas(active.size())
                 .withFullyLabeledReplicas(fullyLabeled).withReadyReplicas(ready).withAvailableReplicas(available)
                 .withObservedGeneration(rs.getMetadata().getGeneration())
-                .withConditions(rs.getStatus() == null ? null : rs.getStatus().getConditions()).build();
+                .withConditions(conditions(rs, failure)).build();
         if (!status.equals(rs.getStatus())) {
             ReplicaSet copy = Json.convert(Json.toTree(rs), ReplicaSet.class);
             copy.setStatus(status);
@@ -316,6 +326,22 @@ public final class ReplicaSetController implements Reconciler {
             }
         }
         return recheck;
+    }
+
+    /** The conditions with ReplicaFailure set while the last attempt failed, and gone once one succeeds. */
+    private static List<ReplicaSetCondition> conditions(ReplicaSet rs, Failure failure) {
+        List<ReplicaSetCondition> conditions = new ArrayList<>(rs.getStatus() == null
+                || rs.getStatus().getConditions() == null ? List.of() : rs.getStatus().getConditions());
+        boolean present = conditions.stream().anyMatch(c -> REPLICA_FAILURE.equals(c.getType()));
+        if (failure == null) {
+            conditions.removeIf(c -> REPLICA_FAILURE.equals(c.getType()));
+        } else if (!present) {
+            conditions.add(new ReplicaSetConditionBuilder().withType(REPLICA_FAILURE).withStatus("True")
+                    .withReason(failure.reason()).withMessage(failure.message())
+                    .withLastTransitionTime(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+                    .build());
+        }
+        return conditions.isEmpty() ? null : conditions;
     }
 
     /** Informer handlers: ReplicaSet changes, and pod changes mapped to their ReplicaSet (or to those that may adopt them). */

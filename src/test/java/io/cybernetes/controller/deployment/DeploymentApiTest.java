@@ -319,4 +319,21 @@ class DeploymentApiTest extends ApiTestSupport {
         assertThat(dep("history").path("metadata").path("annotations").path(DeploymentController.REVISION).asString())
                 .isEqualTo("4");
     }
+
+    @Test
+    void podsTheQuotaRefusesShowAsReplicaFailure() {
+        String ns = "deployments-quota";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        assertThat(post("/api/v1/namespaces/" + ns + "/resourcequotas", """
+                {"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"one-pod"},"spec":{"hard":{"pods":"1"}}}""")
+                .code()).isEqualTo(201);
+        assertThat(post("/apis/apps/v1/namespaces/" + ns + "/deployments", deployment("capped", 3, "app:v1", null))
+                .code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "FailedCreate".equals(condition(
+                get("/apis/apps/v1/namespaces/" + ns + "/deployments/capped").json(), "ReplicaFailure", "reason")));
+        JsonNode d = get("/apis/apps/v1/namespaces/" + ns + "/deployments/capped").json();
+        assertThat(condition(d, "ReplicaFailure", "status")).isEqualTo("True");
+        assertThat(condition(d, "ReplicaFailure", "message")).contains("exceeded quota");
+        assertThat(get("/api/v1/namespaces/" + ns + "/pods").json().path("items").size()).isEqualTo(1);
+    }
 }

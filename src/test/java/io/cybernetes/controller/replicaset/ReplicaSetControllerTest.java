@@ -126,6 +126,12 @@ class ReplicaSetControllerTest {
         Result r = c.reconcile(new Request("ns", "web"));
         assertThat(r).isEqualTo(Result.REQUEUE);
         assertThat(client.actions.stream().filter(a -> a.startsWith("create Pod")).count()).isEqualTo(3);
+        ReplicaSet failing = (ReplicaSet) client.statusWrites.get(client.statusWrites.size() - 1);
+        assertThat(failing.getStatus().getConditions()).singleElement().satisfies(cond -> {
+            assertThat(cond.getType()).isEqualTo("ReplicaFailure");
+            assertThat(cond.getReason()).isEqualTo("FailedCreate");
+            assertThat(cond.getMessage()).contains("exceeded quota");
+        });
         assertThat(c.expectations().satisfied("ns/web")).as("what was not created is not expected").isFalse();
         c.expectations().creationObserved("ns/web");
         c.expectations().creationObserved("ns/web");
