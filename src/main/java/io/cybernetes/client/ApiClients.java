@@ -3,9 +3,11 @@ package io.cybernetes.client;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.client.internal.HttpApiClient;
 import io.cybernetes.client.internal.LocalApiClient;
+import io.cybernetes.client.internal.TlsContexts;
 
 import javax.net.ssl.SSLContext;
 import java.net.URI;
+import java.nio.file.Path;
 
 /** Where ApiClients come from. */
 public final class ApiClients {
@@ -16,6 +18,14 @@ public final class ApiClients {
     /** A client over HTTP(S) to {@code base} (for example {@code https://127.0.0.1:6443}) with a bearer token. */
     public static ApiClient http(URI base, SSLContext ssl, String token) {
         return new HttpApiClient(base, ssl, token);
+    }
+
+    /**
+     * A client over HTTPS that authenticates with a client certificate (the cluster CA
+     * signs it; CN is the user, O the groups), as a kubelet does: PEM files.
+     */
+    public static ApiClient https(URI base, Path caCert, Path clientCert, Path clientKey) {
+        return new HttpApiClient(base, TlsContexts.of(caCert, clientCert, clientKey), null);
     }
 
     /** A client of this process's API server, authenticated by the token (see {@link io.cybernetes.api.InProcessCredentials}). */

@@ -57,6 +57,18 @@ class HttpApiClientTest extends ApiTestSupport {
     }
 
     @Test
+    void aClientCertificateFromTheClusterCaAuthenticatesOverHttps() {
+        java.nio.file.Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        URI https = URI.create("https://127.0.0.1:" + endpoints.httpsPort());
+        ApiClient byCertificate = ApiClients.https(https, pki.resolve("ca.crt"), pki.resolve("admin.crt"),
+                pki.resolve("admin.key"));
+        assertThat(byCertificate.get(io.fabric8.kubernetes.api.model.Namespace.class, null, NS)).isPresent();
+        ApiClient anonymous = ApiClients.https(https, pki.resolve("ca.crt"), null, null);
+        assertThatThrownBy(() -> anonymous.get(io.fabric8.kubernetes.api.model.Namespace.class, null, NS))
+                .isInstanceOfSatisfying(io.cybernetes.api.ApiException.class, e -> assertThat(e.code()).isEqualTo(401));
+    }
+
+    @Test
     void statusIsWrittenThroughItsSubresource() {
         Pod p = client.create(new PodBuilder().withNewMetadata().withNamespace(NS).withName("with-status").endMetadata()
                 .withNewSpec().addNewContainer().withName("c").withImage("nginx").endContainer().endSpec().build());
