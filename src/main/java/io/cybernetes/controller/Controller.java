@@ -103,6 +103,28 @@ public final class Controller {
         };
     }
 
+    /** A handler that queues every object that is added, changes or goes (a deletion may leave work behind). */
+    public <T extends io.fabric8.kubernetes.api.model.HasMetadata> io.cybernetes.client.ResourceEventHandler<T>
+    enqueueOnEveryChange() {
+        io.cybernetes.client.ResourceEventHandler<T> addAndUpdate = enqueueOnAddAndUpdate();
+        return new io.cybernetes.client.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                addAndUpdate.onAdd(obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                addAndUpdate.onUpdate(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(T lastKnown, boolean finalStateUnknown) {
+                enqueue(io.cybernetes.client.Keys.of(lastKnown));
+            }
+        };
+    }
+
     public void enqueueAfter(String key, Duration delay) {
         queue.addAfter(key, delay);
     }

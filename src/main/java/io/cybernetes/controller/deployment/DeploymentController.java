@@ -994,22 +994,7 @@ public final class DeploymentController implements Reconciler {
 
     /** Deployment changes queue the Deployment. */
     public ResourceEventHandler<Deployment> deploymentHandler(Controller controller) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Deployment obj) {
-                controller.enqueue(Keys.of(obj));
-            }
-
-            @Override
-            public void onUpdate(Deployment oldObj, Deployment newObj) {
-                controller.enqueue(Keys.of(newObj));
-            }
-
-            @Override
-            public void onDelete(Deployment lastKnown, boolean finalStateUnknown) {
-                controller.enqueue(Keys.of(lastKnown));
-            }
-        };
+        return controller.enqueueOnEveryChange();
     }
 
     /** ReplicaSet changes queue their Deployment, or for orphans every Deployment that could adopt them. */
