@@ -1,6 +1,7 @@
 package io.cybernetes.admission;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.api.PodResources;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.math.BigDecimal;

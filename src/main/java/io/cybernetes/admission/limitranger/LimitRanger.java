@@ -3,7 +3,7 @@ package io.cybernetes.admission.limitranger;
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.admission.MutatingAdmissionPlugin;
-import io.cybernetes.admission.PodResources;
+import io.cybernetes.api.PodResources;
 import io.cybernetes.admission.ValidatingAdmissionPlugin;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;

@@ -2,7 +2,7 @@ package io.cybernetes.admission.podsecurity;
 
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.ClusterReader;
-import io.cybernetes.admission.PodResources;
+import io.cybernetes.api.PodResources;
 import io.cybernetes.admission.ValidatingAdmissionPlugin;
 import io.cybernetes.api.ApiException;
 import tools.jackson.databind.JsonNode;

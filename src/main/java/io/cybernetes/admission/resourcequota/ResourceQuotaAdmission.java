@@ -2,7 +2,7 @@ package io.cybernetes.admission.resourcequota;
 
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.ClusterReader;
-import io.cybernetes.admission.PodResources;
+import io.cybernetes.api.PodResources;
 import io.cybernetes.admission.QuotaStatusWriter;
 import io.cybernetes.admission.QuotaUsage;
 import io.cybernetes.admission.Reserving;

@@ -1,6 +1,5 @@
-package io.cybernetes.admission;
+package io.cybernetes.api;
 
-import io.cybernetes.api.Quantities;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -10,7 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Reading a pod's containers and their resource requests and limits, for the plugins that account for them. */
+/** Reading a pod's containers and their resource requests and limits, for admission, quota and the scheduler. */
 public final class PodResources {
 
     private PodResources() {
