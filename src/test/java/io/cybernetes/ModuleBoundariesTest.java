@@ -66,8 +66,17 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void theSchedulerUsesOnlyTheApiAndTheClient() {
+        noClasses().that().resideInAPackage("io.cybernetes.scheduler..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..", "io.cybernetes.admission..", "io.cybernetes.controller..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
-        for (String module : new String[] {"store", "apiserver", "auth", "admission", "client", "controller"}) {
+        for (String module : new String[] {"store", "apiserver", "auth", "admission", "client", "controller",
+                "scheduler"}) {
             noClasses().that().resideOutsideOfPackage("io.cybernetes." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("io.cybernetes." + module + ".internal..")
                     .check(CLASSES);

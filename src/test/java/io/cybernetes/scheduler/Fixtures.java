@@ -1,0 +1,47 @@
+package io.cybernetes.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.util.Map;
+
+/** Nodes and pods for the plugins' tables. */
+public final class Fixtures {
+
+    private Fixtures() {
+    }
+
+    /** A node with allocatable cpu (e.g. "4"), memory (e.g. "8Gi") and pods. */
+    public static NodeBuilder node(String name, String cpu, String memory, int pods) {
+        return new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec()
+                .withNewStatus().withAllocatable(Map.of("cpu", new Quantity(cpu), "memory", new Quantity(memory),
+                        "pods", new Quantity(Integer.toString(pods)))).endStatus();
+    }
+
+    public static Node node(String name) {
+        return node(name, "4", "8Gi", 110).build();
+    }
+
+    /** A pod of one container requesting cpu and memory (null: nothing). */
+    public static PodBuilder pod(String name, String cpu, String memory) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("nginx").withNewResources()
+                .endResources().endContainer().endSpec();
+        if (cpu != null) {
+            b.editSpec().editFirstContainer().editResources().addToRequests("cpu", new Quantity(cpu)).endResources()
+                    .endContainer().endSpec();
+        }
+        if (memory != null) {
+            b.editSpec().editFirstContainer().editResources().addToRequests("memory", new Quantity(memory))
+                    .endResources().endContainer().endSpec();
+        }
+        return b;
+    }
+
+    public static Pod pod(String name) {
+        return pod(name, null, null).build();
+    }
+}
