@@ -1,0 +1,132 @@
+package io.cybernetes.scheduler.framework;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One scheduling cycle over a profile: PreFilter, then Filter on the nodes (from a
+ * round-robin start, stopping once enough feasible nodes are found, as
+ * percentageOfNodesToScore asks), then PreScore and Score with normalisation and
+ * weights; the highest total wins (ties to the first found). What each node was told is
+ * kept for explaining the decision, and for the "0/N nodes are available" message.
+ */
+public final class Framework {
+
+    private final Profile profile;
+    private final int percentageOfNodesToScore;
+    private final AtomicInteger nextStart = new AtomicInteger();
+
+    /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
+    public Framework(Profile profile, int percentageOfNodesToScore) {
+        this.profile = profile;
+        this.percentageOfNodesToScore = percentageOfNodesToScore;
+    }
+
+    /** How one attempt went: the chosen node (null when none fits), every filtered node's verdict, the scores. */
+    public record Decision(String node, int nodesConsidered, Map<String, Status> filtered,
+                           Map<String, Map<String, Long>> scores, Status preFilter) {
+
+        public boolean scheduled() {
+            return node != null;
+        }
+
+        /** "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}." */
+        public String message() {
+            if (preFilter != null && !preFilter.isSuccess()) {
+                return "0/" + nodesConsidered + " nodes are available: " + String.join(", ", preFilter.reasons()) + ".";
+            }
+            Map<String, Integer> counts = new TreeMap<>();
+            for (Status s : filtered.values()) {
+                for (String r : s.reasons()) {
+                    counts.merge(r, 1, Integer::sum);
+                }
+            }
+            List<String> parts = new ArrayList<>();
+            counts.forEach((reason, n) -> parts.add(n + " " + reason));
+            return "0/" + nodesConsidered + " nodes are available: " + String.join(", ", parts) + ".";
+        }
+    }
+
+    /** How many feasible nodes are enough to stop filtering, as Kubernetes computes it. */
+    int feasibleNodesToFind(int nodes) {
+        if (nodes < 100) {
+            return nodes;
+        }
+        int percentage = percentageOfNodesToScore;
+        if (percentage <= 0) {
+            percentage = Math.max(5, 50 - nodes / 125);
+        }
+        return Math.max(100, nodes * Math.min(percentage, 100) / 100);
+    }
+
+    public Decision schedule(Pod pod, List<NodeInfo> nodes) {
+        CycleState state = new CycleState();
+        for (Plugin.PreFilter p : profile.preFilters) {
+            Status s = p.preFilter(state, pod);
+            if (!s.isSuccess()) {
+                return new Decision(null, nodes.size(), Map.of(), Map.of(), s.from(p.name()));
+            }
+        }
+        Map<String, Status> filtered = new LinkedHashMap<>();
+        List<NodeInfo> feasible = new ArrayList<>();
+        int want = feasibleNodesToFind(nodes.size());
+        int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.getAndIncrement(), nodes.size());
+        for (int i = 0; i < nodes.size() && feasible.size() < want; i++) {
+            NodeInfo node = nodes.get((start + i) % nodes.size());
+            Status verdict = filter(state, pod, node);
+            if (verdict.isSuccess()) {
+                feasible.add(node);
+            } else {
+                filtered.put(node.name(), verdict);
+            }
+        }
+        if (feasible.isEmpty()) {
+            return new Decision(null, nodes.size(), filtered, Map.of(), null);
+        }
+        for (Plugin.PreScore p : profile.preScores) {
+            p.preScore(state, pod, feasible);
+        }
+        Map<String, Map<String, Long>> breakdown = new LinkedHashMap<>();
+        Map<String, Long> totals = new LinkedHashMap<>();
+        feasible.forEach(n -> totals.put(n.name(), 0L));
+        for (Map.Entry<Plugin.Score, Long> e : profile.scores.entrySet()) {
+            Map<String, Long> scores = new HashMap<>();
+            for (NodeInfo n : feasible) {
+                scores.put(n.name(), e.getKey().score(state, pod, n));
+            }
+            e.getKey().normalize(state, pod, scores);
+            for (NodeInfo n : feasible) {
+                long weighted = scores.get(n.name()) * e.getValue();
+                breakdown.computeIfAbsent(n.name(), k -> new LinkedHashMap<>()).put(e.getKey().name(), weighted);
+                totals.merge(n.name(), weighted, Long::sum);
+            }
+        }
+        String best = null;
+        long bestScore = Long.MIN_VALUE;
+        for (Map.Entry<String, Long> e : totals.entrySet()) {
+            if (e.getValue() > bestScore) {
+                best = e.getKey();
+                bestScore = e.getValue();
+            }
+        }
+        return new Decision(best, nodes.size(), filtered, breakdown, null);
+    }
+
+    /** The first filter that refuses the node decides its verdict. */
+    private Status filter(CycleState state, Pod pod, NodeInfo node) {
+        for (Plugin.Filter f : profile.filters) {
+            Status s = f.filter(state, pod, node);
+            if (!s.isSuccess()) {
+                return s.from(f.name());
+            }
+        }
+        return Status.SUCCESS;
+    }
+}

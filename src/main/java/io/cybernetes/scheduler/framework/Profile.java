@@ -1,0 +1,47 @@
+package io.cybernetes.scheduler.framework;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The plugins of one scheduler profile, by extension point in the order they run, and
+ * each score plugin's weight.
+ */
+public final class Profile {
+
+    final List<Plugin.PreFilter> preFilters = new ArrayList<>();
+    final List<Plugin.Filter> filters = new ArrayList<>();
+    final List<Plugin.PostFilter> postFilters = new ArrayList<>();
+    final List<Plugin.PreScore> preScores = new ArrayList<>();
+    final Map<Plugin.Score, Long> scores = new LinkedHashMap<>();
+    final List<Plugin.Reserve> reserves = new ArrayList<>();
+
+    /** Adds the plugin at every extension point it implements; {@code weight} counts for scoring. */
+    public Profile add(Plugin plugin, long weight) {
+        if (plugin instanceof Plugin.PreFilter p) {
+            preFilters.add(p);
+        }
+        if (plugin instanceof Plugin.Filter p) {
+            filters.add(p);
+        }
+        if (plugin instanceof Plugin.PostFilter p) {
+            postFilters.add(p);
+        }
+        if (plugin instanceof Plugin.PreScore p) {
+            preScores.add(p);
+        }
+        if (plugin instanceof Plugin.Score p) {
+            scores.put(p, weight);
+        }
+        if (plugin instanceof Plugin.Reserve p) {
+            reserves.add(p);
+        }
+        return this;
+    }
+
+    public Profile add(Plugin plugin) {
+        return add(plugin, 1);
+    }
+}
