@@ -1,0 +1,292 @@
+package io.cybernetes.scheduler;
+
+import io.cybernetes.client.Keys;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The scheduler's queue of pending pods, as kube-scheduler's: activeQ, ordered by
+ * priority and then by when the pod came; backoffQ, where a pod that failed waits
+ * 1 s, 2 s, 4 s ... at most 10 s before it may be tried again; and the unschedulable pods,
+ * which wait for the cluster to change (a node added or updated, a pod deleted) — or at
+ * most five minutes — before they go back. A pod is in one of the three at a time.
+ */
+public final class SchedulingQueue {
+
+    static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+    static final Duration MAX_UNSCHEDULABLE = Duration.ofMinutes(5);
+
+    /** A pod in the queue: how often it was tried, since when it waits, until when it backs off. */
+    public record QueuedPod(Pod pod, int attempts, Instant queuedAt, Instant backoffUntil) {
+
+        public String key() {
+            return Keys.of(pod);
+        }
+
+        int priority() {
+            return pod.getSpec() == null ? 0 : Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
+        }
+    }
+
+    private final Clock clock;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition ready = lock.newCondition();
+    private final PriorityQueue<QueuedPod> active = new PriorityQueue<>(Comparator
+            .comparingInt(QueuedPod::priority).reversed().thenComparing(QueuedPod::queuedAt));
+    private final PriorityQueue<QueuedPod> backoff = new PriorityQueue<>(Comparator.comparing(QueuedPod::backoffUntil));
+    private final Map<String, QueuedPod> unschedulable = new HashMap<>();
+    private final Map<String, QueuedPod> byKey = new HashMap<>();
+    private boolean closed;
+
+    public SchedulingQueue(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** The backoff after the n-th failed attempt: 1 s doubling, at most 10 s. */
+    static Duration backoffAfter(int attempts) {
+        Duration d = INITIAL_BACKOFF;
+        for (int i = 1; i < attempts && d.compareTo(MAX_BACKOFF) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;
+    }
+
+    /** A new pending pod (or one seen again): into activeQ unless it is already queued. */
+    public void add(Pod pod) {
+        lock.lock();
+        try {
+            String key = Keys.of(pod);
+            QueuedPod known = byKey.get(key);
+            if (known != null) {
+                replace(known, new QueuedPod(pod, known.attempts(), known.queuedAt(), known.backoffUntil()));
+                return;
+            }
+            QueuedPod q = new QueuedPod(pod, 0, clock.instant(), clock.instant());
+            byKey.put(key, q);
+            active.add(q);
+            ready.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A pod that changed: an unschedulable one may fit now, so it goes back to be tried. */
+    public void update(Pod pod) {
+        lock.lock();
+        try {
+            QueuedPod known = byKey.get(Keys.of(pod));
+            if (known == null) {
+                add(pod);
+                return;
+            }
+            QueuedPod q = new QueuedPod(pod, known.attempts(), known.queuedAt(), known.backoffUntil());
+            if (unschedulable.remove(q.key()) != null) {
+                requeue(q);
+            } else {
+                replace(known, q);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A pod deleted or bound by someone else: out of the queue. */
+    public void delete(Pod pod) {
+        lock.lock();
+        try {
+            QueuedPod q = byKey.remove(Keys.of(pod));
+            if (q != null) {
+                active.remove(q);
+                backoff.remove(q);
+                unschedulable.remove(q.key());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next pod to try (moving pods whose backoff ended to activeQ first), waiting up to
+     * the timeout; null when none came or the queue is closed. The pod stays known to the
+     * queue until {@link #done} or {@link #unschedulable}.
+     */
+    public QueuedPod pop(long timeoutMillis) throws InterruptedException {
+        lock.lock();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            while (!closed) {
+                flushBackoff();
+                QueuedPod next = active.poll();
+                if (next != null) {
+                    return next;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                QueuedPod soonest = backoff.peek();
+                long wait = soonest == null ? left : Math.min(left, Math.max(1_000_000L,
+                        Duration.between(clock.instant(), soonest.backoffUntil()).toNanos()));
+                ready.awaitNanos(wait);
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The pod was scheduled (or is gone): the queue forgets it. */
+    public void done(QueuedPod q) {
+        lock.lock();
+        try {
+            byKey.remove(q.key(), q);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The attempt found no node: the pod waits, backing off, for the cluster to change. */
+    public void unschedulable(QueuedPod q) {
+        lock.lock();
+        try {
+            int attempts = q.attempts() + 1;
+            QueuedPod current = byKey.get(q.key());
+            if (current != q) {
+                changedWhileTried(current, attempts);
+                return;
+            }
+            QueuedPod waiting = new QueuedPod(q.pod(), attempts, clock.instant(),
+                    clock.instant().plus(backoffAfter(attempts)));
+            byKey.put(q.key(), waiting);
+            unschedulable.put(q.key(), waiting);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The attempt failed for another reason (an error, a binding refused): retry after the backoff. */
+    public void retry(QueuedPod q) {
+        lock.lock();
+        try {
+            int attempts = q.attempts() + 1;
+            QueuedPod current = byKey.get(q.key());
+            if (current != q) {
+                changedWhileTried(current, attempts);
+                return;
+            }
+            QueuedPod again = new QueuedPod(q.pod(), attempts, q.queuedAt(), clock.instant().plus(backoffAfter(attempts)));
+            byKey.put(q.key(), again);
+            backoff.add(again);
+            ready.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Something changed that may let unschedulable pods fit (a node added or updated, a pod
+     * deleted): they go back, to backoffQ if their backoff has not ended, else to activeQ.
+     * Pods unschedulable for longer than five minutes go back on any call.
+     */
+    public void clusterChanged() {
+        lock.lock();
+        try {
+            for (QueuedPod q : unschedulable.values()) {
+                requeue(q);
+            }
+            unschedulable.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Moves pods unschedulable for too long back to be tried (called periodically). */
+    public void flushUnschedulable() {
+        lock.lock();
+        try {
+            Instant limit = clock.instant().minus(MAX_UNSCHEDULABLE);
+            unschedulable.values().removeIf(q -> {
+                if (q.queuedAt().isBefore(limit)) {
+                    requeue(q);
+                    return true;
+                }
+                return false;
+            });
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            ready.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sizes of activeQ, backoffQ and the unschedulable pods. */
+    public record Depths(int active, int backoff, int unschedulable) {
+    }
+
+    public Depths depths() {
+        lock.lock();
+        try {
+            return new Depths(active.size(), backoff.size(), unschedulable.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A pod deleted while it was tried is gone; one that changed is tried again as it is now. */
+    private void changedWhileTried(QueuedPod current, int attempts) {
+        if (current == null) {
+            return;
+        }
+        QueuedPod again = new QueuedPod(current.pod(), attempts, current.queuedAt(), clock.instant());
+        byKey.put(again.key(), again);
+        active.add(again);
+        ready.signalAll();
+    }
+
+    private void requeue(QueuedPod q) {
+        if (q.backoffUntil().isAfter(clock.instant())) {
+            backoff.add(q);
+        } else {
+            active.add(q);
+        }
+        ready.signalAll();
+    }
+
+    private void replace(QueuedPod old, QueuedPod q) {
+        byKey.put(q.key(), q);
+        if (active.remove(old)) {
+            active.add(q);
+        } else if (backoff.remove(old)) {
+            backoff.add(q);
+        } else if (unschedulable.containsKey(q.key())) {
+            unschedulable.put(q.key(), q);
+        }
+    }
+
+    private void flushBackoff() {
+        Instant now = clock.instant();
+        while (!backoff.isEmpty() && !backoff.peek().backoffUntil().isAfter(now)) {
+            active.add(backoff.poll());
+        }
+    }
+}

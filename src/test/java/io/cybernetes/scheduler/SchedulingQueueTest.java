@@ -1,0 +1,116 @@
+package io.cybernetes.scheduler;
+
+import io.cybernetes.controller.TestClock;
+import io.fabric8.kubernetes.api.model.Pod;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+
+import static io.cybernetes.scheduler.Fixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** activeQ order, backoff, the unschedulable pods and their way back. */
+class SchedulingQueueTest {
+
+    final TestClock clock = new TestClock();
+    final SchedulingQueue queue = new SchedulingQueue(clock);
+
+    static Pod withPriority(String name, int priority) {
+        return pod(name, null, null).editSpec().withPriority(priority).endSpec().build();
+    }
+
+    private String next() throws InterruptedException {
+        SchedulingQueue.QueuedPod q = queue.pop(0);
+        return q == null ? null : q.pod().getMetadata().getName();
+    }
+
+    @Test
+    void higherPriorityFirstThenWhoCameFirst() throws Exception {
+        queue.add(withPriority("low-early", 0));
+        clock.advance(Duration.ofMillis(1));
+        queue.add(withPriority("high", 1000));
+        clock.advance(Duration.ofMillis(1));
+        queue.add(withPriority("low-late", 0));
+        assertThat(next()).isEqualTo("high");
+        assertThat(next()).isEqualTo("low-early");
+        assertThat(next()).isEqualTo("low-late");
+        assertThat(next()).isNull();
+    }
+
+    @ParameterizedTest(name = "after {0} failed attempts: {1} s")
+    @CsvSource({"1, 1", "2, 2", "3, 4", "4, 8", "5, 10", "9, 10"})
+    void backoffDoublesUpToTenSeconds(int attempts, long seconds) {
+        assertThat(SchedulingQueue.backoffAfter(attempts)).isEqualTo(Duration.ofSeconds(seconds));
+    }
+
+    @Test
+    void anUnschedulablePodWaitsForAChangeAndItsBackoff() throws Exception {
+        queue.add(pod("p"));
+        SchedulingQueue.QueuedPod tried = queue.pop(0);
+        queue.unschedulable(tried);
+        assertThat(next()).as("nothing changed").isNull();
+        assertThat(queue.depths()).isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+        queue.clusterChanged();
+        assertThat(queue.depths()).as("still backing off").isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
+        assertThat(next()).isNull();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(next()).isEqualTo("p");
+    }
+
+    @Test
+    void unschedulablePodsGoBackAfterFiveMinutesAnyway() throws Exception {
+        queue.add(pod("p"));
+        queue.unschedulable(queue.pop(0));
+        clock.advance(Duration.ofMinutes(4));
+        queue.flushUnschedulable();
+        assertThat(next()).isNull();
+        clock.advance(Duration.ofMinutes(2));
+        queue.flushUnschedulable();
+        assertThat(next()).isEqualTo("p");
+    }
+
+    @Test
+    void aPodDeletedOrChangedWhileTriedIsDroppedOrTriedAgain() throws Exception {
+        queue.add(pod("gone"));
+        queue.add(pod("changed"));
+        SchedulingQueue.QueuedPod gone = queue.pop(0);
+        SchedulingQueue.QueuedPod changed = queue.pop(0);
+        queue.delete(gone.pod());
+        queue.update(pod("changed", "1", null).build());
+        queue.unschedulable(gone);
+        queue.unschedulable(changed);
+        SchedulingQueue.QueuedPod again = queue.pop(0);
+        assertThat(again.pod().getMetadata().getName()).isEqualTo("changed");
+        assertThat(again.pod().getSpec().getContainers().get(0).getResources().getRequests()).containsKey("cpu");
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(queue.pop(0)).isNull();
+    }
+
+    @Test
+    void anUpdatedUnschedulablePodIsTriedAgain() throws Exception {
+        queue.add(pod("p"));
+        queue.unschedulable(queue.pop(0));
+        clock.advance(Duration.ofSeconds(2));
+        queue.update(pod("p", "1", null).build());
+        assertThat(next()).isEqualTo("p");
+    }
+
+    @Test
+    void popWaitsForAPodAndCloseEndsTheWait() throws Exception {
+        Thread adder = new Thread(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            queue.add(pod("late"));
+        });
+        adder.start();
+        SchedulingQueue.QueuedPod q = queue.pop(5_000);
+        assertThat(q.pod().getMetadata().getName()).isEqualTo("late");
+        queue.close();
+        assertThat(queue.pop(5_000)).isNull();
+    }
+}
