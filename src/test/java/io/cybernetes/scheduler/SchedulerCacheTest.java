@@ -1,0 +1,89 @@
+package io.cybernetes.scheduler;
+
+import io.cybernetes.controller.TestClock;
+import io.cybernetes.scheduler.framework.NodeInfo;
+import io.cybernetes.scheduler.framework.Resources;
+import io.fabric8.kubernetes.api.model.Pod;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static io.cybernetes.scheduler.Fixtures.node;
+import static io.cybernetes.scheduler.Fixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Assumed pods: counted at once, confirmed by the watch, forgotten on a failed binding, expired when never seen. */
+class SchedulerCacheTest {
+
+    final TestClock clock = new TestClock();
+    final SchedulerCache cache = new SchedulerCache(clock);
+
+    @BeforeEach
+    void nodes() {
+        cache.putNode(node("n1"));
+        cache.putNode(node("n2"));
+    }
+
+    private long cpuOn(String node) {
+        return cache.snapshot().stream().filter(n -> n.name().equals(node)).findFirst().map(NodeInfo::requested)
+                .map(r -> r.get(Resources.CPU)).orElseThrow();
+    }
+
+    private static Pod bound(Pod p, String node) {
+        Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(p).editSpec().withNodeName(node).endSpec().build();
+        return copy;
+    }
+
+    @Test
+    void anAssumedPodCountsAtOnceAndOnceConfirmed() {
+        Pod p = pod("p", "1", null).build();
+        cache.assume(p, "n1");
+        assertThat(cpuOn("n1")).isEqualTo(1000);
+        cache.finishBinding(p);
+        cache.putPod(bound(p, "n1"));
+        assertThat(cache.isAssumed(p)).isFalse();
+        assertThat(cpuOn("n1")).as("counted once").isEqualTo(1000);
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(cache.expire()).isZero();
+        assertThat(cpuOn("n1")).isEqualTo(1000);
+    }
+
+    @Test
+    void aFailedBindingForgetsThePod() {
+        Pod p = pod("p", "1", null).build();
+        cache.assume(p, "n1");
+        cache.forget(p);
+        assertThat(cpuOn("n1")).isZero();
+    }
+
+    @Test
+    void anAssumedPodTheWatchNeverShowsExpires() {
+        Pod p = pod("p", "1", null).build();
+        cache.assume(p, "n2");
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(cache.expire()).as("no expiry while the binding is under way").isZero();
+        cache.finishBinding(p);
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(cache.expire()).isZero();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(cache.expire()).isEqualTo(1);
+        assertThat(cpuOn("n2")).isZero();
+    }
+
+    @Test
+    void finishedAndDeletedPodsStopCountingAndRemovedNodesGo() {
+        Pod p = bound(pod("p", "2", null).build(), "n1");
+        cache.putPod(p);
+        assertThat(cpuOn("n1")).isEqualTo(2000);
+        Pod done = new io.fabric8.kubernetes.api.model.PodBuilder(p).withNewStatus().withPhase("Succeeded").endStatus()
+                .build();
+        cache.putPod(done);
+        assertThat(cpuOn("n1")).isZero();
+        cache.putPod(p);
+        cache.removePod(p);
+        assertThat(cpuOn("n1")).isZero();
+        cache.removeNode("n2");
+        assertThat(cache.snapshot()).extracting(NodeInfo::name).containsExactly("n1");
+    }
+}
