@@ -9,7 +9,7 @@ import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerManager;
 import io.cybernetes.controller.ControllerProperties;
-import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.LeaderElector;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;

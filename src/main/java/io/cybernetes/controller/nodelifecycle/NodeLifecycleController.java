@@ -7,7 +7,7 @@ import io.cybernetes.client.Indexer;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Conflicts;
 import io.cybernetes.controller.Controller;
-import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;

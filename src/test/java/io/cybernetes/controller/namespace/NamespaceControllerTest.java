@@ -2,7 +2,7 @@ package io.cybernetes.controller.namespace;
 
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.Indexer;
-import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.RecordingApiClient;
 import io.cybernetes.controller.Request;
 import io.fabric8.kubernetes.api.model.Namespace;

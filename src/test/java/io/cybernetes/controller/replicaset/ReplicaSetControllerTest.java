@@ -1,7 +1,7 @@
 package io.cybernetes.controller.replicaset;
 
 import io.cybernetes.client.Indexer;
-import io.cybernetes.controller.EventRecorder;
+import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.RecordingApiClient;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;

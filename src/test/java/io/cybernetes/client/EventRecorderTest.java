@@ -1,10 +1,6 @@
-package io.cybernetes.controller;
+package io.cybernetes.client;
 
 import io.cybernetes.apiserver.ApiTestSupport;
-import io.cybernetes.client.ApiClient;
-import io.cybernetes.client.ApiClients;
-import io.cybernetes.client.SharedInformer;
-import io.cybernetes.client.SharedInformerFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
