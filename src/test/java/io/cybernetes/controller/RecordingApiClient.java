@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ("create Pod web-1", "delete Pod web-x") and answered as a server would (names from
  * generateName, uids); creates can be made to fail after a number of successes.
  */
-public final class RecordingApiClient implements ApiClient {
+public class RecordingApiClient implements ApiClient {
 
     public final List<String> actions = new CopyOnWriteArrayList<>();
     public final List<HasMetadata> created = new CopyOnWriteArrayList<>();

@@ -170,9 +170,28 @@ public final class GarbageCollector implements Reconciler {
         if (n.owners().isEmpty() || n.deleting()) {
             return Result.DONE;
         }
+        boolean allAlive = n.owners().stream().allMatch(r -> {
+            Node known = nodes.get(r.getUid());
+            return known != null && !known.deleting();
+        });
+        if (allAlive) {
+            return Result.DONE;
+        }
+        // Something may be gone: decide on the dependent as the server has it now. The graph's
+        // copy may predate an orphaning that already took the owner out of its references.
+        Optional<? extends HasMetadata> live = client.get(n.kind(), n.namespace(), n.name());
+        if (live.isEmpty() || !n.uid().equals(live.get().getMetadata().getUid())
+                || live.get().getMetadata().getDeletionTimestamp() != null) {
+            return Result.DONE;
+        }
+        List<OwnerReference> owners = Objects.requireNonNullElse(live.get().getMetadata().getOwnerReferences(),
+                List.of());
+        if (owners.isEmpty()) {
+            return Result.DONE;
+        }
         List<OwnerReference> alive = new ArrayList<>();
         boolean waitingOwner = false;
-        for (OwnerReference r : n.owners()) {
+        for (OwnerReference r : owners) {
             Node known = nodes.get(r.getUid());
             if (known != null && !known.deleting()) {
                 alive.add(r);
@@ -189,7 +208,7 @@ public final class GarbageCollector implements Reconciler {
         }
         if (alive.isEmpty()) {
             delete(n, "Background");
-        } else if (alive.size() < n.owners().size()) {
+        } else if (alive.size() < owners.size()) {
             patchOwners(n, alive);
         } else if (waitingOwner && alive.size() == 1) {
             delete(n, "Foreground");

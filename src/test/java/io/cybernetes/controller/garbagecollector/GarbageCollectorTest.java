@@ -52,9 +52,15 @@ class GarbageCollectorTest {
         assertThat(client.actions).isEmpty();
     }
 
+    /** The dependent, in the graph and on the server alike. */
+    private void dependent(ConfigMap dep) {
+        graph.onAdd(dep);
+        client.put(dep);
+    }
+
     @Test
     void aDependentWhoseOnlyOwnerTheServerDoesNotHaveIsDeletedInTheBackground() {
-        graph.onAdd(cm("dep", ref("ghost", false)).build());
+        dependent(cm("dep", ref("ghost", false)).build());
         reconcile("dep");
         assertThat(client.actions).containsExactly("delete ConfigMap dep Background");
     }
@@ -70,7 +76,7 @@ class GarbageCollectorTest {
     @Test
     void anOwnerReplacedUnderTheSameNameCountsAsGone() {
         client.put(cm("reborn").editMetadata().withUid("another-uid").endMetadata().build());
-        graph.onAdd(cm("dep", ref("reborn", false)).build());
+        dependent(cm("dep", ref("reborn", false)).build());
         reconcile("dep");
         assertThat(client.actions).containsExactly("delete ConfigMap dep Background");
     }
@@ -78,9 +84,17 @@ class GarbageCollectorTest {
     @Test
     void aGoneOwnerAmongLiveOnesIsRemovedFromTheReferences() {
         graph.onAdd(cm("alive").build());
-        graph.onAdd(cm("dep", ref("alive", false), ref("ghost", false)).build());
+        dependent(cm("dep", ref("alive", false), ref("ghost", false)).build());
         reconcile("dep");
         assertThat(client.actions).containsExactly("patch ConfigMap dep");
+    }
+
+    @Test
+    void aDependentTheServerShowsAlreadyOrphanedIsLeftAlone() {
+        graph.onAdd(cm("dep", ref("ghost", false)).build()); // the graph has not seen the orphaning yet
+        client.put(cm("dep").build());
+        reconcile("dep");
+        assertThat(client.actions).isEmpty();
     }
 
     @Test
@@ -99,7 +113,7 @@ class GarbageCollectorTest {
     @Test
     void aBlockingDependentOfAForegroundDeletionGoesInTheForeground() {
         client.put(deleting("owner", GarbageCollector.FOREGROUND));
-        graph.onAdd(cm("dep", ref("owner", true)).build());
+        dependent(cm("dep", ref("owner", true)).build());
         reconcile("dep");
         assertThat(client.actions).containsExactly("delete ConfigMap dep Foreground");
     }
