@@ -74,6 +74,15 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void nodeAgentsUseOnlyTheApiAndTheClient() {
+        noClasses().that().resideInAPackage("io.cybernetes.node..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..", "io.cybernetes.admission..", "io.cybernetes.controller..",
+                        "io.cybernetes.scheduler..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
         for (String module : new String[] {"store", "apiserver", "auth", "admission", "client", "controller",
                 "scheduler"}) {

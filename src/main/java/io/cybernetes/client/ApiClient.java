@@ -16,11 +16,25 @@ public interface ApiClient {
     /** The object, or empty on 404. */
     <T extends HasMetadata> Optional<T> get(Class<T> kind, String namespace, String name);
 
-    /** The objects (all namespaces when {@code namespace} is null), with the revision of the list. */
-    <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector);
+    /**
+     * The objects (all namespaces when {@code namespace} is null) that the selectors (each
+     * may be null) select, with the revision of the list.
+     */
+    <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector,
+                                                         String fieldSelector);
 
-    /** Events after the revision, until the stream is closed (or the server ends it). */
-    <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String resourceVersion);
+    default <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
+        return list(kind, namespace, labelSelector, null);
+    }
+
+    /** Events after the revision of the objects the field selector (or null) selects, until the stream is closed. */
+    <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String resourceVersion,
+                                                               String fieldSelector);
+
+    default <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace,
+                                                                       String resourceVersion) {
+        return watch(kind, namespace, resourceVersion, null);
+    }
 
     /** The objects' metadata only ({@code PartialObjectMetadata}), as metadata informers list. */
     ListerWatcher.Listed<PartialObjectMetadata> listMetadata(Class<? extends HasMetadata> kind, String namespace);
@@ -74,16 +88,22 @@ public interface ApiClient {
 
     /** A ListerWatcher over this client, for informers. */
     default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace) {
+        return listerWatcher(kind, namespace, null);
+    }
+
+    /** A ListerWatcher of the objects a field selector selects (for example a node's pods, {@code spec.nodeName=n1}). */
+    default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace,
+                                                                   String fieldSelector) {
         ApiClient client = this;
         return new ListerWatcher<>() {
             @Override
             public Listed<T> list() {
-                return client.list(kind, namespace, null);
+                return client.list(kind, namespace, null, fieldSelector);
             }
 
             @Override
             public WatchStream<T> watch(String resourceVersion) {
-                return client.watch(kind, namespace, resourceVersion);
+                return client.watch(kind, namespace, resourceVersion, fieldSelector);
             }
         };
     }

@@ -46,12 +46,14 @@ public class RecordingApiClient implements ApiClient {
     }
 
     @Override
-    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
+    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector,
+                                                                String fieldSelector) {
         return new ListerWatcher.Listed<>(new ArrayList<>(), "1");
     }
 
     @Override
-    public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String rv) {
+    public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace, String rv,
+                                                                      String fieldSelector) {
         throw new UnsupportedOperationException("no watches here");
     }
 

@@ -80,9 +80,16 @@ abstract class RestApiClient implements ApiClient {
     }
 
     @Override
-    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector) {
-        String query = labelSelector == null ? null : "labelSelector=" + encode(labelSelector);
-        return list(collection(type(kind), namespace), query, null, kind);
+    public <T extends HasMetadata> ListerWatcher.Listed<T> list(Class<T> kind, String namespace, String labelSelector,
+                                                                String fieldSelector) {
+        StringBuilder query = new StringBuilder();
+        if (labelSelector != null) {
+            query.append("labelSelector=").append(encode(labelSelector));
+        }
+        if (fieldSelector != null) {
+            query.append(query.length() == 0 ? "" : "&").append("fieldSelector=").append(encode(fieldSelector));
+        }
+        return list(collection(type(kind), namespace), query.length() == 0 ? null : query.toString(), null, kind);
     }
 
     private <T> ListerWatcher.Listed<T> list(String path, String query, String accept, Class<T> readAs) {
@@ -96,8 +103,10 @@ abstract class RestApiClient implements ApiClient {
 
     @Override
     public <T extends HasMetadata> ListerWatcher.WatchStream<T> watch(Class<T> kind, String namespace,
-                                                                    String resourceVersion) {
-        return openWatch(collection(type(kind), namespace), watchQuery(resourceVersion), null, kind);
+                                                                    String resourceVersion, String fieldSelector) {
+        String query = watchQuery(resourceVersion) + (fieldSelector == null ? "" : "&fieldSelector="
+                + encode(fieldSelector));
+        return openWatch(collection(type(kind), namespace), query, null, kind);
     }
 
     private static String watchQuery(String resourceVersion) {
