@@ -159,25 +159,16 @@ public final class SchedulingQueue {
 
     /** The attempt found no node: the pod waits, backing off, for the cluster to change. */
     public void unschedulable(QueuedPod q) {
-        lock.lock();
-        try {
-            int attempts = q.attempts() + 1;
-            QueuedPod current = byKey.get(q.key());
-            if (current != q) {
-                changedWhileTried(current, attempts);
-                return;
-            }
-            QueuedPod waiting = new QueuedPod(q.pod(), attempts, clock.instant(),
-                    clock.instant().plus(backoffAfter(attempts)));
-            byKey.put(q.key(), waiting);
-            unschedulable.put(q.key(), waiting);
-        } finally {
-            lock.unlock();
-        }
+        failed(q, true);
     }
 
     /** The attempt failed for another reason (an error, a binding refused): retry after the backoff. */
     public void retry(QueuedPod q) {
+        failed(q, false);
+    }
+
+    /** Counts the failed attempt and parks the pod, or backs it off; a pod changed or deleted meanwhile is not parked. */
+    private void failed(QueuedPod q, boolean untilTheClusterChanges) {
         lock.lock();
         try {
             int attempts = q.attempts() + 1;
@@ -186,10 +177,17 @@ public final class SchedulingQueue {
                 changedWhileTried(current, attempts);
                 return;
             }
-            QueuedPod again = new QueuedPod(q.pod(), attempts, q.queuedAt(), clock.instant().plus(backoffAfter(attempts)));
-            byKey.put(q.key(), again);
-            backoff.add(again);
-            ready.signalAll();
+            Instant backoffUntil = clock.instant().plus(backoffAfter(attempts));
+            if (untilTheClusterChanges) {
+                QueuedPod waiting = new QueuedPod(q.pod(), attempts, clock.instant(), backoffUntil);
+                byKey.put(q.key(), waiting);
+                unschedulable.put(q.key(), waiting);
+            } else {
+                QueuedPod again = new QueuedPod(q.pod(), attempts, q.queuedAt(), backoffUntil);
+                byKey.put(q.key(), again);
+                backoff.add(again);
+                ready.signalAll();
+            }
         } finally {
             lock.unlock();
         }
