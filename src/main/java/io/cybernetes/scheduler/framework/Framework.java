@@ -69,7 +69,7 @@ public final class Framework {
     public Decision schedule(Pod pod, List<NodeInfo> nodes) {
         CycleState state = new CycleState();
         for (Plugin.PreFilter p : profile.preFilters) {
-            Status s = p.preFilter(state, pod);
+            Status s = p.preFilter(state, pod, nodes);
             if (!s.isSuccess()) {
                 return new Decision(null, nodes.size(), Map.of(), Map.of(), s.from(p.name()));
             }

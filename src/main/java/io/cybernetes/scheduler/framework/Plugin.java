@@ -10,9 +10,12 @@ public interface Plugin {
 
     String name();
 
-    /** Once per pod, before the nodes are filtered: may reject the pod at once or prepare the cycle state. */
+    /**
+     * Once per pod, before the nodes are filtered: may reject the pod at once or prepare the
+     * cycle state from all the nodes (the snapshot the cycle works on).
+     */
     interface PreFilter extends Plugin {
-        Status preFilter(CycleState state, Pod pod);
+        Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes);
     }
 
     /** Whether the pod can run on the node. */

@@ -37,7 +37,7 @@ public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, 
     }
 
     @Override
-    public Status preFilter(CycleState state, Pod pod) {
+    public Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
         state.write(KEY, Resources.requestedBy(pod));
         return Status.SUCCESS;
     }

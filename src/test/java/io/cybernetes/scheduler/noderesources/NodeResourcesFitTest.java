@@ -22,7 +22,7 @@ class NodeResourcesFitTest {
 
     private Status filter(Pod pod, NodeInfo node) {
         CycleState state = new CycleState();
-        fit.preFilter(state, pod);
+        fit.preFilter(state, pod, List.of(node));
         return fit.filter(state, pod, node);
     }
 

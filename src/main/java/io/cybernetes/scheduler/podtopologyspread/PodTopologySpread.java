@@ -1,0 +1,135 @@
+package io.cybernetes.scheduler.podtopologyspread;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import io.cybernetes.scheduler.framework.CycleState;
+import io.cybernetes.scheduler.framework.NodeInfo;
+import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.framework.Status;
+import io.cybernetes.scheduler.nodeaffinity.NodeAffinity;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Spreads matching pods across topology domains (zones, hosts ...): for each of the pod's
+ * {@code topologySpreadConstraints}, the pods its labelSelector matches in its namespace
+ * are counted per value of {@code topologyKey} over the nodes the pod could go to (those
+ * its node selector and required affinity allow). With {@code DoNotSchedule}, a node is out
+ * when putting the pod there would make its domain exceed the least populated one by more
+ * than {@code maxSkew}, or when it lacks the key; with {@code ScheduleAnyway}, emptier
+ * domains score higher.
+ */
+public final class PodTopologySpread implements Plugin.PreFilter, Plugin.Filter, Plugin.Score {
+
+    public static final String NAME = "PodTopologySpread";
+    public static final String REASON = "node(s) didn't match pod topology spread constraints";
+    public static final String MISSING_LABEL = REASON + " (missing required label)";
+    private static final String KEY = NAME + "/counts";
+
+    /** One constraint with the counts of matching pods per domain. */
+    private record Counted(TopologySpreadConstraint constraint, boolean selfMatch, Map<String, Integer> counts) {
+
+        int min() {
+            return counts.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+        }
+    }
+
+    private static final class Counts {
+        final List<Counted> constraints = new ArrayList<>();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    private static List<TopologySpreadConstraint> constraints(Pod pod) {
+        return pod.getSpec() == null ? List.of()
+                : Objects.requireNonNullElse(pod.getSpec().getTopologySpreadConstraints(), List.of());
+    }
+
+    @Override
+    public Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
+        Counts counts = new Counts();
+        NodeAffinity affinity = new NodeAffinity();
+        for (TopologySpreadConstraint c : constraints(pod)) {
+            LabelSelector selector = LabelSelector.fromObject(Json.toTree(c.getLabelSelector()));
+            Map<String, String> podLabels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
+            Map<String, Integer> perDomain = new HashMap<>();
+            for (NodeInfo node : nodes) {
+                String domain = labels(node).get(c.getTopologyKey());
+                if (domain == null || !affinity.filter(state, pod, node).isSuccess()) {
+                    continue;
+                }
+                int matching = 0;
+                for (Pod other : node.pods()) {
+                    if (Objects.equals(other.getMetadata().getNamespace(), pod.getMetadata().getNamespace())
+                            && other.getMetadata().getDeletionTimestamp() == null
+                            && selector.matches(Objects.requireNonNullElse(other.getMetadata().getLabels(), Map.of()))) {
+                        matching++;
+                    }
+                }
+                perDomain.merge(domain, matching, Integer::sum);
+            }
+            counts.constraints.add(new Counted(c, selector.matches(podLabels), perDomain));
+        }
+        state.write(KEY, counts);
+        return Status.SUCCESS;
+    }
+
+    private static Map<String, String> labels(NodeInfo node) {
+        return Objects.requireNonNullElse(node.node().getMetadata().getLabels(), Map.of());
+    }
+
+    @Override
+    public Status filter(CycleState state, Pod pod, NodeInfo node) {
+        Counts counts = state.read(KEY, Counts.class).orElse(null);
+        if (counts == null) {
+            return Status.SUCCESS;
+        }
+        for (Counted c : counts.constraints) {
+            if (!"DoNotSchedule".equals(c.constraint().getWhenUnsatisfiable())) {
+                continue;
+            }
+            String domain = labels(node).get(c.constraint().getTopologyKey());
+            if (domain == null) {
+                return Status.unresolvable(MISSING_LABEL);
+            }
+            int skew = c.counts().getOrDefault(domain, 0) + (c.selfMatch() ? 1 : 0) - c.min();
+            if (skew > Objects.requireNonNullElse(c.constraint().getMaxSkew(), 1)) {
+                return Status.unschedulable(REASON);
+            }
+        }
+        return Status.SUCCESS;
+    }
+
+    /** The matching pods already in the node's domains, over the ScheduleAnyway constraints (fewer is better). */
+    @Override
+    public long score(CycleState state, Pod pod, NodeInfo node) {
+        Counts counts = state.read(KEY, Counts.class).orElse(null);
+        if (counts == null) {
+            return 0;
+        }
+        long sum = 0;
+        for (Counted c : counts.constraints) {
+            if ("ScheduleAnyway".equals(c.constraint().getWhenUnsatisfiable())) {
+                String domain = labels(node).get(c.constraint().getTopologyKey());
+                sum += domain == null ? 0 : c.counts().getOrDefault(domain, 0);
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
+        long max = scores.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        long min = scores.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        scores.replaceAll((node, s) -> max == min ? MAX_SCORE : MAX_SCORE * (max - s) / (max - min));
+    }
+}
