@@ -8,25 +8,50 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
 
 /**
  * One scheduling cycle over a profile: PreFilter, then Filter on the nodes (from a
  * round-robin start, stopping once enough feasible nodes are found, as
  * percentageOfNodesToScore asks), then PreScore and Score with normalisation and
- * weights; the highest total wins (ties to the first found). What each node was told is
+ * weights; the highest total wins (ties to the first found). Filter and Score run across
+ * a pool of threads once there are enough nodes; plugins must be safe to call so. What each node was told is
  * kept for explaining the decision, and for the "0/N nodes are available" message.
  */
 public final class Framework {
 
+    /** Below this many nodes, filtering and scoring run on the calling thread: handing work out would cost more. */
+    static final int PARALLEL_FROM = 64;
+
     private final Profile profile;
     private final int percentageOfNodesToScore;
     private final AtomicInteger nextStart = new AtomicInteger();
+    private final ForkJoinPool pool;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
     public Framework(Profile profile, int percentageOfNodesToScore) {
+        this(profile, percentageOfNodesToScore, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** @param parallelism how many threads filter and score nodes at once */
+    public Framework(Profile profile, int percentageOfNodesToScore, int parallelism) {
         this.profile = profile;
         this.percentageOfNodesToScore = percentageOfNodesToScore;
+        this.pool = new ForkJoinPool(Math.max(1, parallelism));
+    }
+
+    /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
+    private void forEach(int n, IntConsumer work) {
+        if (n < PARALLEL_FROM) {
+            for (int i = 0; i < n; i++) {
+                work.accept(i);
+            }
+            return;
+        }
+        pool.submit(() -> IntStream.range(0, n).parallel().forEach(work)).join();
     }
 
     /** How one attempt went: the chosen node (null when none fits), every filtered node's verdict, the scores. */
@@ -74,17 +99,33 @@ public final class Framework {
                 return new Decision(null, nodes.size(), Map.of(), Map.of(), s.from(p.name()));
             }
         }
-        Map<String, Status> filtered = new LinkedHashMap<>();
-        List<NodeInfo> feasible = new ArrayList<>();
+        // Filter from a round-robin start, in parallel, until enough nodes are feasible.
         int want = feasibleNodesToFind(nodes.size());
         int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.getAndIncrement(), nodes.size());
-        for (int i = 0; i < nodes.size() && feasible.size() < want; i++) {
+        Status[] verdicts = new Status[nodes.size()];
+        AtomicInteger found = new AtomicInteger();
+        forEach(nodes.size(), i -> {
+            if (found.get() >= want) {
+                return;
+            }
             NodeInfo node = nodes.get((start + i) % nodes.size());
             Status verdict = filter(state, pod, node);
+            verdicts[i] = verdict;
             if (verdict.isSuccess()) {
+                found.incrementAndGet();
+            }
+        });
+        Map<String, Status> filtered = new LinkedHashMap<>();
+        List<NodeInfo> feasible = new ArrayList<>();
+        for (int i = 0; i < nodes.size() && feasible.size() < want; i++) {
+            if (verdicts[i] == null) {
+                continue;
+            }
+            NodeInfo node = nodes.get((start + i) % nodes.size());
+            if (verdicts[i].isSuccess()) {
                 feasible.add(node);
             } else {
-                filtered.put(node.name(), verdict);
+                filtered.put(node.name(), verdicts[i]);
             }
         }
         if (feasible.isEmpty()) {
@@ -97,9 +138,11 @@ public final class Framework {
         Map<String, Long> totals = new LinkedHashMap<>();
         feasible.forEach(n -> totals.put(n.name(), 0L));
         for (Map.Entry<Plugin.Score, Long> e : profile.scores.entrySet()) {
+            long[] raw = new long[feasible.size()];
+            forEach(feasible.size(), i -> raw[i] = e.getKey().score(state, pod, feasible.get(i)));
             Map<String, Long> scores = new HashMap<>();
-            for (NodeInfo n : feasible) {
-                scores.put(n.name(), e.getKey().score(state, pod, n));
+            for (int i = 0; i < raw.length; i++) {
+                scores.put(feasible.get(i).name(), raw[i]);
             }
             e.getKey().normalize(state, pod, scores);
             for (NodeInfo n : feasible) {

@@ -80,4 +80,21 @@ class FrameworkTest {
         }
         assertThat(chosen).containsExactly("n0", "n1", "n2");
     }
+
+    @Test
+    void manyNodesAreFilteredAndScoredInParallelAndFilteringStopsWhenEnoughFit() {
+        Framework f = new Framework(new Profile().add(new NodeResourcesFit(NodeResourcesFit.Strategy.LEAST_ALLOCATED)),
+                0, 4);
+        List<NodeInfo> roomy = new ArrayList<>();
+        List<NodeInfo> small = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            roomy.add(NodeInfo.of(node("roomy-" + i), List.of()));
+            small.add(NodeInfo.of(node("small-" + i, "1", "8Gi", 110).build(), List.of()));
+        }
+        Framework.Decision d = f.schedule(pod("p", "2", null).build(), roomy);
+        assertThat(d.scheduled()).isTrue();
+        assertThat(d.scores()).as("200 nodes: 49%, at least 100").hasSize(100);
+        Framework.Decision none = f.schedule(pod("p", "2", null).build(), small);
+        assertThat(none.message()).isEqualTo("0/200 nodes are available: 200 Insufficient cpu.");
+    }
 }
