@@ -1,6 +1,7 @@
 package io.cybernetes.controller;
 
 import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.LeaderElector;
 import io.cybernetes.client.SharedInformerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -3,6 +3,7 @@ package io.cybernetes.controller;
 import io.cybernetes.apiserver.ApiTestSupport;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ApiClients;
+import io.cybernetes.client.LeaderElector;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import org.junit.jupiter.api.Test;
 

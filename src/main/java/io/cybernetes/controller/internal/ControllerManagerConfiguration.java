@@ -10,7 +10,7 @@ import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerManager;
 import io.cybernetes.controller.ControllerProperties;
 import io.cybernetes.client.EventRecorder;
-import io.cybernetes.controller.LeaderElector;
+import io.cybernetes.client.LeaderElector;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.deployment.DeploymentController;

@@ -1,7 +1,6 @@
-package io.cybernetes.controller;
+package io.cybernetes.client;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.client.ApiClient;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
