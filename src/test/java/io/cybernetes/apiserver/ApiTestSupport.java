@@ -29,6 +29,8 @@ import java.time.Duration;
         "cybernetes.auth.data-dir=./target/test-data/api",
         "cybernetes.auth.token-file=./src/test/resources/test-tokens.csv",
         "cybernetes.controllers.node-monitor-grace-period=5s",
+        "cybernetes.scheduler.enabled=false",
+        "cybernetes.nodes.count=0",
         "spring.datasource.url=jdbc:h2:mem:api;DB_CLOSE_DELAY=-1"})
 public abstract class ApiTestSupport {
 

@@ -102,7 +102,9 @@ public final class Benchmark {
         Path data = Path.of("target", "bench", db + "-" + System.currentTimeMillis()).toAbsolutePath();
         List<String> props = new ArrayList<>(List.of("--server.port=0", "--cybernetes.apiserver.https-port=0",
                 "--cybernetes.apiserver.https-address=127.0.0.1", "--cybernetes.auth.data-dir=" + data,
-                "--logging.level.root=WARN", "--spring.main.banner-mode=off"));
+                "--logging.level.root=WARN", "--spring.main.banner-mode=off",
+                // the controller benchmark binds and runs pods with its own stand-in kubelet
+                "--cybernetes.scheduler.enabled=false", "--cybernetes.nodes.count=0"));
         Files.createDirectories(data);
         Files.writeString(data.resolve("tokens.csv"), BENCH_TOKEN + ",bench,bench,\"benchers\"\n");
         props.add("--cybernetes.auth.token-file=" + data.resolve("tokens.csv"));

@@ -7,6 +7,9 @@ import org.springframework.test.context.TestPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @TestPropertySource(properties = {
         "spring.datasource.url=jdbc:h2:file:./target/test-data/h2-store/db;WRITE_DELAY=0",
-        "cybernetes.auth.data-dir=./target/test-data/h2-store"})
+        "cybernetes.auth.data-dir=./target/test-data/h2-store",
+        "cybernetes.controllers.enabled=false",
+        "cybernetes.scheduler.enabled=false",
+        "cybernetes.nodes.count=0"})
 class H2StoreTest extends StoreContractTest {
 }

@@ -48,6 +48,8 @@ class PostgresReplicasTest {
                         "--cybernetes.store.poll-interval=50ms",
                         "--cybernetes.auth.data-dir=./target/test-data/replica-" + name,
                         "--cybernetes.controllers.leader-election.name=" + LEASE,
+                        "--cybernetes.scheduler.enabled=false",
+                        "--cybernetes.nodes.count=0",
                         "--cybernetes.controllers.leader-election.lease-duration=3s",
                         "--cybernetes.controllers.leader-election.renew-deadline=2s",
                         "--cybernetes.controllers.leader-election.retry-period=300ms",

@@ -24,5 +24,7 @@ final class PostgresTestDatabase {
         registry.add("cybernetes.auth.data-dir", () -> "./target/test-data/" + dataDir);
         // the store's tests want the store alone: controllers here would act on the replica tests' objects
         registry.add("cybernetes.controllers.enabled", () -> "false");
+        registry.add("cybernetes.scheduler.enabled", () -> "false");
+        registry.add("cybernetes.nodes.count", () -> "0");
     }
 }

@@ -1,0 +1,199 @@
+package io.cybernetes.scheduler;
+
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.EventRecorder;
+import io.cybernetes.client.LeaderElector;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.client.SharedInformerFactory;
+import io.cybernetes.scheduler.framework.Framework;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * Runs the scheduler behind leader election, as kube-scheduler: the leader builds fresh
+ * informers (pods and nodes), a queue and a cache, and schedules one pod after another,
+ * binding on a pool of binder threads; losing the lease stops it all. Pending pods for the
+ * default scheduler go to the queue; bound pods to the cache; node changes and pod
+ * deletions bring unschedulable pods back.
+ */
+public final class SchedulerManager {
+
+    private static final Logger log = LoggerFactory.getLogger(SchedulerManager.class);
+    public static final String SCHEDULER_NAME = "default-scheduler";
+
+    private final ApiClient client;
+    private final Supplier<Framework> frameworks;
+    private final LeaderElector elector;
+    private final Clock clock;
+    private volatile Term term;
+    private volatile Scheduler lastScheduler;
+
+    private record Term(SharedInformerFactory informers, SchedulingQueue queue, Scheduler scheduler,
+                        ExecutorService binders, Thread loop) {
+    }
+
+    public SchedulerManager(ApiClient client, Supplier<Framework> frameworks, String identity,
+                            String electionNamespace, String electionName, LeaderElector.Timing timing, Clock clock) {
+        this.client = client;
+        this.frameworks = frameworks;
+        this.clock = clock;
+        this.elector = new LeaderElector(client, electionNamespace, electionName, identity, timing,
+                new LeaderElector.Callbacks() {
+                    @Override
+                    public void startedLeading() {
+                        startTerm();
+                    }
+
+                    @Override
+                    public void stoppedLeading() {
+                        stopTerm();
+                    }
+                });
+    }
+
+    public void start() {
+        elector.start();
+    }
+
+    public void stop() {
+        elector.stop();
+        stopTerm();
+    }
+
+    public boolean isLeader() {
+        return term != null;
+    }
+
+    /** The last decision about a pod (namespace/name), from the scheduler of this or the last term. */
+    public Optional<io.cybernetes.scheduler.framework.Framework.Decision> lastDecision(String podKey) {
+        Scheduler s = lastScheduler;
+        return s == null ? Optional.empty() : s.lastDecision(podKey);
+    }
+
+    static boolean pending(Pod p) {
+        return p.getSpec() != null && (p.getSpec().getNodeName() == null || p.getSpec().getNodeName().isEmpty())
+                && p.getMetadata().getDeletionTimestamp() == null
+                && SCHEDULER_NAME.equals(Objects.requireNonNullElse(p.getSpec().getSchedulerName(), SCHEDULER_NAME))
+                && !"Succeeded".equals(phase(p)) && !"Failed".equals(phase(p));
+    }
+
+    private static String phase(Pod p) {
+        return p.getStatus() == null ? null : p.getStatus().getPhase();
+    }
+
+    private synchronized void startTerm() {
+        if (term != null) {
+            return;
+        }
+        SharedInformerFactory informers = new SharedInformerFactory(client, Duration.ofMinutes(5));
+        SchedulingQueue queue = new SchedulingQueue(clock);
+        SchedulerCache cache = new SchedulerCache(clock);
+        ExecutorService binders = Executors.newFixedThreadPool(16, r -> {
+            Thread t = new Thread(r, "scheduler-binder");
+            t.setDaemon(true);
+            return t;
+        });
+        Scheduler scheduler = new Scheduler(client, frameworks.get(), queue, cache,
+                new EventRecorder(client, SCHEDULER_NAME), binders, clock);
+        informers.informerFor(Pod.class).addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod p) {
+                onUpdate(null, p);
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod p) {
+                if (pending(p)) {
+                    queue.update(p);
+                } else {
+                    queue.delete(p);
+                    cache.putPod(p);
+                }
+            }
+
+            @Override
+            public void onDelete(Pod p, boolean finalStateUnknown) {
+                queue.delete(p);
+                cache.removePod(p);
+                scheduler.forgetDecision(io.cybernetes.client.Keys.of(p));
+                queue.clusterChanged();
+            }
+        });
+        informers.informerFor(Node.class).addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node n) {
+                cache.putNode(n);
+                queue.clusterChanged();
+            }
+
+            @Override
+            public void onUpdate(Node old, Node n) {
+                cache.putNode(n);
+                if (!Objects.equals(old.getSpec(), n.getSpec()) || !Objects.equals(
+                        old.getMetadata().getLabels(), n.getMetadata().getLabels())
+                        || !Objects.equals(old.getStatus().getAllocatable(), n.getStatus().getAllocatable())) {
+                    queue.clusterChanged();
+                }
+            }
+
+            @Override
+            public void onDelete(Node n, boolean finalStateUnknown) {
+                cache.removeNode(n.getMetadata().getName());
+            }
+        });
+        informers.start();
+        Thread loop = new Thread(() -> run(informers, queue, cache, scheduler), "scheduler");
+        loop.setDaemon(true);
+        Term t = new Term(informers, queue, scheduler, binders, loop);
+        term = t;
+        lastScheduler = scheduler;
+        loop.start();
+    }
+
+    private void run(SharedInformerFactory informers, SchedulingQueue queue, SchedulerCache cache,
+                     Scheduler scheduler) {
+        try {
+            while (!informers.waitForSync(Duration.ofSeconds(10))) {
+                log.info("scheduler: waiting for the informers to sync");
+            }
+            log.info("scheduler: scheduling");
+            long lastHousekeeping = System.nanoTime();
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    scheduler.scheduleOne(1000);
+                } catch (RuntimeException e) {
+                    log.warn("scheduler: a scheduling cycle failed: {}", e.toString());
+                }
+                if (System.nanoTime() - lastHousekeeping > 1_000_000_000L) {
+                    cache.expire();
+                    queue.flushUnschedulable();
+                    lastHousekeeping = System.nanoTime();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized void stopTerm() {
+        Term t = term;
+        if (t == null) {
+            return;
+        }
+        term = null;
+        t.loop().interrupt();
+        t.queue().close();
+        t.informers().stop();
+        t.binders().shutdownNow();
+    }
+}

@@ -1,0 +1,135 @@
+package io.cybernetes.scheduler;
+
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.apiserver.ApiTestSupport;
+import io.cybernetes.client.ApiClients;
+import io.cybernetes.node.NodeAgent;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The application with its scheduler and three simulated nodes over two zones, as
+ * {@code ./mvnw spring-boot:run} starts it: Deployments' pods are placed and run, a pod
+ * that fits nowhere says why and is placed once a node it fits joins, and a topology
+ * spread constraint spreads pods over the zones.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestPropertySource(properties = {
+        "cybernetes.scheduler.enabled=true",
+        "cybernetes.nodes.count=3",
+        "cybernetes.nodes.startup-delay=100ms",
+        "cybernetes.nodes.heartbeat=1s",
+        "cybernetes.auth.data-dir=./target/test-data/scheduling",
+        "spring.datasource.url=jdbc:h2:mem:scheduling;DB_CLOSE_DELAY=-1"})
+class SchedulingApiTest extends ApiTestSupport {
+
+    static final String NS = "scheduling";
+
+    @Autowired
+    LocalApi api;
+
+    @BeforeAll
+    void namespace() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        await().atMost(Duration.ofSeconds(20)).until(() -> get("/api/v1/nodes").json().path("items").size() >= 3);
+    }
+
+    private JsonNode pods(String app) {
+        return get("/api/v1/namespaces/" + NS + "/pods?labelSelector=app%3D" + app).json().path("items");
+    }
+
+    private boolean allRunning(String app, int count) {
+        JsonNode items = pods(app);
+        if (items.size() != count) {
+            return false;
+        }
+        for (JsonNode p : items) {
+            if (!"Running".equals(p.path("status").path("phase").asString())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void aDeploymentsPodsArePlacedOnTheNodesAndRun() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", """
+                {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+                 "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
+                  "template":{"metadata":{"labels":{"app":"web"}},
+                   "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"100m"}}}]}}}}""")
+                .code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(30)).until(() -> allRunning("web", 3) && get(
+                "/apis/apps/v1/namespaces/" + NS + "/deployments/web").json().path("status").path("availableReplicas")
+                .asInt() == 3);
+        for (JsonNode p : pods("web")) {
+            assertThat(p.path("spec").path("nodeName").asString()).startsWith("node-");
+            assertThat(p.path("status").path("podIP").asString()).startsWith("10.244.");
+        }
+        assertThat(get("/api/v1/namespaces/" + NS + "/events").json().path("items").toString())
+                .contains("Successfully assigned " + NS + "/web-");
+    }
+
+    @Test
+    void aPodThatFitsNowhereSaysWhyAndRunsWhenANodeItFitsJoins() {
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"huge","labels":{"app":"huge"}},
+                 "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"20"}}}]}}""")
+                .code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).until(() -> get("/api/v1/namespaces/" + NS + "/pods/huge").json()
+                .path("status").path("conditions").toString().contains("Unschedulable"));
+        JsonNode condition = get("/api/v1/namespaces/" + NS + "/pods/huge").json().path("status").path("conditions")
+                .get(0);
+        assertThat(condition.path("type").asString()).isEqualTo("PodScheduled");
+        assertThat(condition.path("status").asString()).isEqualTo("False");
+        assertThat(condition.path("message").asString()).startsWith("0/").endsWith(" Insufficient cpu.");
+        assertThat(get("/api/v1/namespaces/" + NS + "/events?fieldSelector=involvedObject.name=huge").json()
+                .path("items").toString()).contains("FailedScheduling");
+
+        try (NodeAgent big = new NodeAgent(ApiClients.local(api, token()), new NodeAgent.Config("big-node", "64",
+                "256Gi", 110, "zone-c", "region-2", Map.of(), List.of(), List.of(), "10.245.1", "192.168.9.1",
+                Duration.ofMillis(100), Duration.ofSeconds(1)), Clock.systemUTC())) {
+            big.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get("/api/v1/namespaces/" + NS
+                    + "/pods/huge").json().path("status").path("phase").asString()));
+            assertThat(get("/api/v1/namespaces/" + NS + "/pods/huge").text("spec.nodeName")).isEqualTo("big-node");
+        }
+    }
+
+    @Test
+    void aTopologySpreadConstraintSpreadsPodsOverTheZones() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", """
+                {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"spread"},
+                 "spec":{"replicas":6,"selector":{"matchLabels":{"app":"spread"}},
+                  "template":{"metadata":{"labels":{"app":"spread"}},
+                   "spec":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",
+                            "whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"spread"}},
+                            "nodeAffinityPolicy":"Honor"}],
+                           "nodeSelector":{"topology.kubernetes.io/region":"region-1"},
+                           "containers":[{"name":"c","image":"nginx"}]}}}}""").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(30)).until(() -> allRunning("spread", 6));
+        Map<String, Integer> perZone = new HashMap<>();
+        for (JsonNode p : pods("spread")) {
+            String node = p.path("spec").path("nodeName").asString();
+            String zone = get("/api/v1/nodes/" + node).json().path("metadata").path("labels")
+                    .path("topology.kubernetes.io/zone").asString();
+            perZone.merge(zone, 1, Integer::sum);
+        }
+        assertThat(perZone.values().stream().mapToInt(Integer::intValue).max().orElse(0)
+                - perZone.values().stream().mapToInt(Integer::intValue).min().orElse(0))
+                .as("zones " + perZone).isLessThanOrEqualTo(1);
+    }
+}
