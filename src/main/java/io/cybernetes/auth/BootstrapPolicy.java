@@ -87,6 +87,7 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("coordination.k8s.io"), List.of("leases")),
                 rule(READ, List.of("status.cybernetes.io"), List.of("controllers", "deploymentreconciles",
                         "replicasetreconciles")),
+                rule(List.of("get"), List.of("status.cybernetes.io"), List.of("pods/scheduling")),
                 rule(READ, List.of("policy"), List.of("poddisruptionbudgets", "poddisruptionbudgets/status")))));
         roles.add(role("system:node", Map.of(), nodeRules()));
         roles.add(role(KUBE_SCHEDULER, Map.of(), List.of(

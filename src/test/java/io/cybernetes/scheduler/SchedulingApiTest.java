@@ -81,6 +81,13 @@ class SchedulingApiTest extends ApiTestSupport {
         }
         assertThat(get("/api/v1/namespaces/" + NS + "/events").json().path("items").toString())
                 .contains("Successfully assigned " + NS + "/web-");
+        JsonNode pod = pods("web").get(0);
+        JsonNode why = get("/apis/status.cybernetes.io/v1/namespaces/" + NS + "/pods/"
+                + pod.path("metadata").path("name").asString() + "/scheduling").json();
+        assertThat(why.path("status").path("scheduled").asBoolean()).isTrue();
+        assertThat(why.path("status").path("node").asString()).isEqualTo(pod.path("spec").path("nodeName").asString());
+        assertThat(why.path("status").path("scores").get(0).path("plugins").has("NodeResourcesFit")).isTrue();
+        assertThat(why.path("status").path("scores").get(0).path("plugins").has("TaintToleration")).isTrue();
     }
 
     @Test
@@ -98,6 +105,20 @@ class SchedulingApiTest extends ApiTestSupport {
         assertThat(condition.path("message").asString()).startsWith("0/").endsWith(" Insufficient cpu.");
         assertThat(get("/api/v1/namespaces/" + NS + "/events?fieldSelector=involvedObject.name=huge").json()
                 .path("items").toString()).contains("FailedScheduling");
+        // the explanation's verdicts are what the message counts
+        JsonNode why = get("/apis/status.cybernetes.io/v1/namespaces/" + NS + "/pods/huge/scheduling").json();
+        assertThat(why.path("status").path("scheduled").asBoolean()).isFalse();
+        assertThat(why.path("status").path("message").asString()).isEqualTo(condition.path("message").asString());
+        int nodes = why.path("status").path("nodesConsidered").asInt();
+        assertThat(why.path("status").path("filtered").size()).isEqualTo(nodes);
+        assertThat(condition.path("message").asString()).isEqualTo("0/" + nodes + " nodes are available: " + nodes
+                + " Insufficient cpu.");
+        for (JsonNode verdict : why.path("status").path("filtered")) {
+            assertThat(verdict.path("plugin").asString()).isEqualTo("NodeResourcesFit");
+            assertThat(verdict.path("reasons").get(0).asString()).isEqualTo("Insufficient cpu");
+        }
+        assertThat(callAs("bob-token", "GET", "/apis/status.cybernetes.io/v1/namespaces/" + NS
+                + "/pods/huge/scheduling", null, null, "application/json").code()).isEqualTo(403);
 
         try (NodeAgent big = new NodeAgent(ApiClients.local(api, token()), new NodeAgent.Config("big-node", "64",
                 "256Gi", 110, "zone-c", "region-2", Map.of(), List.of(), List.of(), "10.245.1", "192.168.9.1",
