@@ -141,7 +141,7 @@ public final class SchedulerManager {
                 cache.putNode(n);
                 if (!Objects.equals(old.getSpec(), n.getSpec()) || !Objects.equals(
                         old.getMetadata().getLabels(), n.getMetadata().getLabels())
-                        || !Objects.equals(old.getStatus().getAllocatable(), n.getStatus().getAllocatable())) {
+                        || !Objects.equals(allocatable(old), allocatable(n))) {
                     queue.clusterChanged();
                 }
             }
@@ -183,6 +183,10 @@ public final class SchedulerManager {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static Object allocatable(Node n) {
+        return n.getStatus() == null ? null : n.getStatus().getAllocatable();
     }
 
     private synchronized void stopTerm() {
