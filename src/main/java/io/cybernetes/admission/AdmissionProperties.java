@@ -12,6 +12,7 @@ import java.util.List;
  */
 @ConfigurationProperties("cybernetes.admission")
 public record AdmissionProperties(
-        @DefaultValue({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "PodSecurity",
+        @DefaultValue({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
+                "PodSecurity",
                 "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"}) List<String> plugins) {
 }

@@ -95,6 +95,9 @@ public final class ResourceRegistry {
                 LocalSubjectAccessReview.class));
         t.add(review(AUTHENTICATION, "SelfSubjectReview", "selfsubjectreviews", false, SelfSubjectReview.class));
         t.add(review(AUTHENTICATION, "TokenReview", "tokenreviews", false, TokenReview.class));
+        t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
+                List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
+                io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
         t.add(view("Controller", "controllers", false));
         t.add(view("DeploymentReconcile", "deploymentreconciles", true));
         t.add(view("ReplicaSetReconcile", "replicasetreconciles", true));

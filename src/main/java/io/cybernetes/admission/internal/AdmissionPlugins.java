@@ -3,6 +3,7 @@ package io.cybernetes.admission.internal;
 import io.cybernetes.admission.AdmissionPlugin;
 import io.cybernetes.admission.PluginContext;
 import io.cybernetes.admission.defaulttolerationseconds.DefaultTolerationSeconds;
+import io.cybernetes.admission.priority.Priority;
 import io.cybernetes.admission.limitranger.LimitRanger;
 import io.cybernetes.admission.namespacelifecycle.NamespaceLifecycle;
 import io.cybernetes.admission.podsecurity.PodSecurity;
@@ -27,6 +28,7 @@ final class AdmissionPlugins {
         FACTORIES.put(LimitRanger.NAME, ctx -> new LimitRanger(ctx.cluster()));
         FACTORIES.put(ServiceAccountAdmission.NAME, ctx -> new ServiceAccountAdmission(ctx.cluster()));
         FACTORIES.put(DefaultTolerationSeconds.NAME, ctx -> new DefaultTolerationSeconds(300));
+        FACTORIES.put(Priority.NAME, ctx -> new Priority(ctx.cluster()));
         FACTORIES.put(PodSecurity.NAME, ctx -> new PodSecurity(ctx.cluster()));
         FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
         FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster()));

@@ -28,7 +28,7 @@ final class ResourceService {
 
     static final int MAX_UPDATE_ATTEMPTS = 16;
     private static final java.util.Set<String> POLICY_KINDS = java.util.Set.of("Namespace", "ResourceQuota",
-            "LimitRange", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration");
+            "LimitRange", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass");
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
@@ -142,7 +142,7 @@ final class ResourceService {
     }
 
     /**
-     * Admission reads namespaces, quotas, limit ranges and webhook configurations from
+     * Admission reads namespaces, quotas, limit ranges, webhook configurations and priority classes from
      * this process's watch cache. A write of one of them returns once the cache has it, so
      * a client's next request is judged by it (a quota created, then objects: the quota
      * counts them; a namespace deleted, then a create in it: refused).

@@ -18,7 +18,8 @@ final class Strategies {
             Map.entry("RoleBinding", new RbacStrategy(true, false)),
             Map.entry("ClusterRoleBinding", new RbacStrategy(true, true)),
             Map.entry("MutatingWebhookConfiguration", new WebhookConfigurationStrategy()),
-            Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()));
+            Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()),
+            Map.entry("PriorityClass", new PriorityClassStrategy()));
 
     private Strategies() {
     }
