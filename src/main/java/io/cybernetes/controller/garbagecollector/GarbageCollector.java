@@ -47,6 +47,12 @@ public final class GarbageCollector implements Reconciler {
     private final ResourceRegistry registry;
     private final Map<String, Node> nodes = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> dependents = new ConcurrentHashMap<>();
+    /**
+     * Owners deleted with Orphan propagation, by uid, and when: a dependent the graph had
+     * not seen yet when its owner was orphaned is let go, not deleted, when it shows up.
+     */
+    private final Map<String, Long> orphanedOwners = new ConcurrentHashMap<>();
+    static final long REMEMBER_ORPHANED_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
 
     public GarbageCollector(ApiClient client, ResourceRegistry registry) {
         this.client = client;
@@ -149,6 +155,9 @@ public final class GarbageCollector implements Reconciler {
             rest.removeIf(r -> r.getUid().equals(owner.uid()));
             patchOwners(d, rest);
         }
+        long now = System.nanoTime();
+        orphanedOwners.values().removeIf(at -> now - at > REMEMBER_ORPHANED_NANOS);
+        orphanedOwners.put(owner.uid(), now);
         return removeFinalizer(owner, ORPHAN);
     }
 
@@ -191,10 +200,15 @@ public final class GarbageCollector implements Reconciler {
         }
         List<OwnerReference> alive = new ArrayList<>();
         boolean waitingOwner = false;
+        boolean orphaned = false;
         for (OwnerReference r : owners) {
             Node known = nodes.get(r.getUid());
             if (known != null && !known.deleting()) {
                 alive.add(r);
+                continue;
+            }
+            if (orphanedOwners.containsKey(r.getUid())) {
+                orphaned = true; // its owner went with Orphan propagation: let it go, keep it
                 continue;
             }
             // absent from the graph (or going): only the server can say whether it is gone
@@ -206,7 +220,7 @@ public final class GarbageCollector implements Reconciler {
                         && Boolean.TRUE.equals(r.getBlockOwnerDeletion());
             }
         }
-        if (alive.isEmpty()) {
+        if (alive.isEmpty() && !orphaned) {
             delete(n, "Background");
         } else if (alive.size() < owners.size()) {
             patchOwners(n, alive);

@@ -130,6 +130,17 @@ class GarbageCollectorTest {
     }
 
     @Test
+    void aDependentTheGraphSawOnlyAfterItsOwnerWasOrphanedIsLetGoNotDeleted() {
+        graph.onAdd(deleting("owner", GarbageCollector.ORPHAN));
+        reconcile("owner"); // no dependents known yet: the finalizer goes at once
+        graph.onDelete(deleting("owner", GarbageCollector.ORPHAN), false);
+        client.actions.clear();
+        dependent(cm("late", ref("owner", false)).build());
+        reconcile("late");
+        assertThat(client.actions).containsExactly("patch ConfigMap late");
+    }
+
+    @Test
     void objectsWithoutOwnersOrFinalizersNeedNothing() {
         for (String name : List.of("plain", "other")) {
             graph.onAdd(cm(name).build());
