@@ -72,18 +72,7 @@ public interface ApiClient {
     /** A ListerWatcher of the kind's metadata only, for informers that need no more (the garbage collector's). */
     default ListerWatcher<PartialObjectMetadata> metadataListerWatcher(Class<? extends HasMetadata> kind,
                                                                       String namespace) {
-        ApiClient client = this;
-        return new ListerWatcher<>() {
-            @Override
-            public Listed<PartialObjectMetadata> list() {
-                return client.listMetadata(kind, namespace);
-            }
-
-            @Override
-            public WatchStream<PartialObjectMetadata> watch(String resourceVersion) {
-                return client.watchMetadata(kind, namespace, resourceVersion);
-            }
-        };
+        return ListerWatcher.of(() -> listMetadata(kind, namespace), rv -> watchMetadata(kind, namespace, rv));
     }
 
     /** A ListerWatcher over this client, for informers. */
@@ -94,17 +83,7 @@ public interface ApiClient {
     /** A ListerWatcher of the objects a field selector selects (for example a node's pods, {@code spec.nodeName=n1}). */
     default <T extends HasMetadata> ListerWatcher<T> listerWatcher(Class<T> kind, String namespace,
                                                                    String fieldSelector) {
-        ApiClient client = this;
-        return new ListerWatcher<>() {
-            @Override
-            public Listed<T> list() {
-                return client.list(kind, namespace, null, fieldSelector);
-            }
-
-            @Override
-            public WatchStream<T> watch(String resourceVersion) {
-                return client.watch(kind, namespace, resourceVersion, fieldSelector);
-            }
-        };
+        return ListerWatcher.of(() -> list(kind, namespace, null, fieldSelector),
+                rv -> watch(kind, namespace, rv, fieldSelector));
     }
 }

@@ -19,6 +19,22 @@ public interface ListerWatcher<T extends HasMetadata> {
     record Listed<T>(List<T> items, String resourceVersion) {
     }
 
+    /** A ListerWatcher from a list and a watch function. */
+    static <T extends HasMetadata> ListerWatcher<T> of(java.util.function.Supplier<Listed<T>> list,
+                                                       java.util.function.Function<String, WatchStream<T>> watch) {
+        return new ListerWatcher<>() {
+            @Override
+            public Listed<T> list() {
+                return list.get();
+            }
+
+            @Override
+            public WatchStream<T> watch(String resourceVersion) {
+                return watch.apply(resourceVersion);
+            }
+        };
+    }
+
     /** A watch being read. {@link #next} gives null when nothing came within the timeout. */
     interface WatchStream<T> extends AutoCloseable {
 

@@ -168,12 +168,6 @@ public final class ControllerManager {
         log.info("controller manager {}: stopped its controllers", identity);
     }
 
-    /** The controller of the current term by name (empty when this replica does not lead). */
-    public Optional<Controller> controller(String name) {
-        Term t = term;
-        return t == null ? Optional.empty() : Optional.ofNullable(t.controllers().get(name));
-    }
-
     /** The state of every controller: the running ones if this replica leads, else what it ran last (if anything). */
     public List<ControllerState> states() {
         boolean leading = term != null;

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The API server for components in this process: the bearer token is authenticated, the
@@ -47,7 +48,8 @@ class LocalApiServer implements LocalApi {
     public Response exchange(Request request) {
         Audited audited = new Audited(request);
         try {
-            LocalCall call = new LocalCall(request, admit(request, audited), watchThreads::execute, null);
+            Map<String, String> query = LocalCall.parseQuery(request.query());
+            LocalCall call = new LocalCall(request, query, admit(request, query, audited), watchThreads::execute, null);
             ResponseEntity<?> answer = handle(call);
             audited.code = answer.getStatusCode().value();
             List<String> warnings = new ArrayList<>();
@@ -67,7 +69,8 @@ class LocalApiServer implements LocalApi {
     public Watch watch(Request request, WatchSink sink) {
         Audited audited = new Audited(request);
         try {
-            LocalCall call = new LocalCall(request, admit(request, audited), watchThreads::execute, sink);
+            Map<String, String> query = LocalCall.parseQuery(request.query());
+            LocalCall call = new LocalCall(request, query, admit(request, query, audited), watchThreads::execute, sink);
             handle(call);
             WatchStreamer.Opened opened = call.opened();
             if (opened == null) {
@@ -110,14 +113,14 @@ class LocalApiServer implements LocalApi {
     }
 
     /** Authentication and authorization, as the security filters do them for HTTP requests. */
-    private UserInfo admit(Request request, Audited audited) {
+    private UserInfo admit(Request request, Map<String, String> query, Audited audited) {
         String token = request.bearerToken();
         UserInfo user = token == null || token.isEmpty() ? null : tokens.authenticateToken(token).orElse(null);
         if (user == null) {
             throw ApiException.unauthorized();
         }
         audited.user = user;
-        boolean watch = RequestReader.isTrue(LocalCall.parseQuery(request.query()).get("watch"));
+        boolean watch = RequestReader.isTrue(query.get("watch"));
         RequestAttributes attrs = KubeRequestAttributes.resolve(request.method(), request.path(), watch, user);
         audited.attributes = attrs;
         if (!attrs.resourceRequest()) {

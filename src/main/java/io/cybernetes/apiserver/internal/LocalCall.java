@@ -27,10 +27,12 @@ final class LocalCall implements ApiCall {
     private final LocalApi.WatchSink sink;
     private volatile WatchStreamer.Opened opened;
 
-    LocalCall(LocalApi.Request request, UserInfo user, Executor watchExecutor, LocalApi.WatchSink sink) {
+    /** @param query the request's query, parsed ({@link #parseQuery}) */
+    LocalCall(LocalApi.Request request, Map<String, String> query, UserInfo user, Executor watchExecutor,
+              LocalApi.WatchSink sink) {
         this.request = request;
         this.user = user;
-        this.query = parseQuery(request.query());
+        this.query = query;
         this.watchExecutor = watchExecutor;
         this.sink = sink;
     }

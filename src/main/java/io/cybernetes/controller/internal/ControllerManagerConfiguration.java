@@ -5,12 +5,13 @@ import io.cybernetes.api.LocalApi;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ApiClients;
+import io.cybernetes.client.ComponentLifecycle;
+import io.cybernetes.client.EventRecorder;
+import io.cybernetes.client.LeaderElector;
 import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerManager;
 import io.cybernetes.controller.ControllerProperties;
-import io.cybernetes.client.EventRecorder;
-import io.cybernetes.client.LeaderElector;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.deployment.DeploymentController;
@@ -214,36 +215,12 @@ class ControllerManagerConfiguration {
         };
     }
 
-    /** Starts the manager once the API server serves (a phase after the web server's) and stops it first. */
+    /**
+     * Starts the manager once the API server serves (a phase after the web server's) and
+     * stops it first: its informers end before the watch threads do.
+     */
     @Bean
     SmartLifecycle controllerManagerLifecycle(ControllerManager manager, ControllerProperties props) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (props.enabled()) {
-                    manager.start();
-                }
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                manager.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-
-            /** The last to start and the first to stop: its informers end before the watch threads do. */
-            @Override
-            public int getPhase() {
-                return Integer.MAX_VALUE;
-            }
-        };
+        return new ComponentLifecycle(props.enabled(), manager::start, manager::stop, Integer.MAX_VALUE);
     }
 }

@@ -118,8 +118,4 @@ public final class NodeInfo {
     public long imageSize(String image) {
         return imageSizes.getOrDefault(image, 0L);
     }
-
-    public int imageCount() {
-        return imageSizes.size();
-    }
 }

@@ -40,12 +40,6 @@ public record Resources(Map<String, Long> amounts) {
         return new Resources(sum);
     }
 
-    public Resources minus(Resources other) {
-        Map<String, Long> diff = new HashMap<>(amounts);
-        other.amounts.forEach((k, v) -> diff.merge(k, -v, Long::sum));
-        return new Resources(diff);
-    }
-
     /** One quantity in the scheduler's unit for the resource. */
     static long units(String resource, BigDecimal value) {
         BigDecimal v = CPU.equals(resource) ? value.multiply(BigDecimal.valueOf(1000)) : value;

@@ -3,6 +3,7 @@ package io.cybernetes.scheduler.internal;
 import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.client.ApiClients;
+import io.cybernetes.client.ComponentLifecycle;
 import io.cybernetes.client.LeaderElector;
 import io.cybernetes.scheduler.SchedulerManager;
 import io.cybernetes.scheduler.SchedulerProperties;
@@ -90,32 +91,6 @@ class SchedulerConfiguration {
 
     @Bean
     SmartLifecycle schedulerLifecycle(SchedulerManager manager, SchedulerProperties props) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (props.enabled()) {
-                    manager.start();
-                }
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                manager.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-
-            @Override
-            public int getPhase() {
-                return Integer.MAX_VALUE;
-            }
-        };
+        return new ComponentLifecycle(props.enabled(), manager::start, manager::stop, Integer.MAX_VALUE);
     }
 }
