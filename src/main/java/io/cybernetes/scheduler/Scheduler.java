@@ -3,12 +3,16 @@ package io.cybernetes.scheduler;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Conflicts;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.Keys;
 import io.cybernetes.scheduler.framework.Framework;
+import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.framework.Priorities;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
 
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
@@ -25,9 +29,15 @@ import java.util.concurrent.Executor;
  * {@code pods/binding} on the binder (so the next pod's cycle overlaps the binding), or
  * report it unschedulable — condition {@code PodScheduled=False} (reason Unschedulable)
  * with the "0/N nodes are available" message, and a FailedScheduling event — and park
- * it until the cluster changes. The last decision per pod is kept to explain it.
+ * it until the cluster changes. When preemption found room, the victims are evicted (each
+ * marked {@code DisruptionTarget} and told by a Preempted event), pods of lower priority
+ * nominated to the same node lose that nomination, and the pod's
+ * {@code status.nominatedNodeName} names the node; it is placed there once the victims have
+ * gone. The last decision per pod is kept to explain it.
  */
 public final class Scheduler {
+
+    private static final String SCHEDULER_NAME = SchedulerManager.SCHEDULER_NAME;
 
     private final ApiClient client;
     private final Framework framework;
@@ -59,9 +69,16 @@ public final class Scheduler {
         Framework.Decision d = framework.schedule(pod, cache.snapshot());
         lastDecisions.put(q.key(), d);
         if (!d.scheduled()) {
+            String nominated = d.postFilter() == null ? null : d.postFilter().nominatedNode();
+            if (d.preempting()) {
+                preempt(pod, d.postFilter());
+            }
+            if (nominated != null) {
+                cache.nominate(pod, nominated);
+            }
             queue.unschedulable(q);
             events.warning(pod, "FailedScheduling", d.message());
-            markUnschedulable(pod, d.message());
+            markUnschedulable(pod, d.message(), nominated);
             return true;
         }
         cache.assume(pod, d.node());
@@ -87,26 +104,111 @@ public final class Scheduler {
         }
     }
 
-    /** Writes {@code PodScheduled=False} with the reason, unless the pod already says so. */
-    private void markUnschedulable(Pod pod, String message) {
-        List<PodCondition> conditions = new ArrayList<>(pod.getStatus() == null || pod.getStatus().getConditions() == null
-                ? List.of() : pod.getStatus().getConditions());
-        boolean same = conditions.stream().anyMatch(c -> "PodScheduled".equals(c.getType())
-                && "False".equals(c.getStatus()) && message.equals(c.getMessage()));
+    /**
+     * Evicts the victims for the pod — each first marked {@code DisruptionTarget}
+     * (PreemptionByScheduler) and told why by an event, then deleted with its own grace
+     * period — and takes the node's nomination from pods of lower priority, which will no
+     * longer fit there.
+     */
+    private void preempt(Pod pod, Plugin.PostFilterResult result) {
+        String node = result.nominatedNode();
+        for (Pod victim : result.victims()) {
+            events.normal(victim, "Preempted", "Preempted by pod " + pod.getMetadata().getUid() + " on node " + node);
+            updatePodStatus(victim, p -> setCondition(p.getStatus(), new PodConditionBuilder().withType("DisruptionTarget")
+                    .withStatus("True").withReason("PreemptionByScheduler")
+                    .withMessage(SCHEDULER_NAME + ": preempting to accommodate a higher priority pod")
+                    .withLastTransitionTime(now()).build()));
+            try {
+                client.delete(Pod.class, victim.getMetadata().getNamespace(), victim.getMetadata().getName(), null);
+            } catch (ApiException e) {
+                if (e.code() != 404) {
+                    throw e;
+                }
+            }
+        }
+        int priority = Priorities.of(pod);
+        for (Pod other : cache.nominatedTo(node)) {
+            if (Priorities.of(other) < priority && !Keys.of(other).equals(Keys.of(pod))) {
+                cache.nominate(other, null);
+                updatePodStatus(other, p -> {
+                    p.getStatus().setNominatedNodeName(null);
+                    return true;
+                });
+            }
+        }
+    }
+
+    /**
+     * Writes {@code PodScheduled=False} with the reason, and the nominated node (null: as it
+     * is, "": none), unless the pod already says so.
+     */
+    private void markUnschedulable(Pod pod, String message, String nominated) {
+        updatePodStatus(pod, p -> {
+            if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
+                return false; // placed meanwhile
+            }
+            PodStatus status = p.getStatus();
+            boolean changed = setCondition(status, new PodConditionBuilder().withType("PodScheduled")
+                    .withStatus("False").withReason("Unschedulable").withMessage(message)
+                    .withLastTransitionTime(now()).build());
+            String want = nominated == null ? status.getNominatedNodeName() : nominated.isEmpty() ? null : nominated;
+            if (!java.util.Objects.equals(want, status.getNominatedNodeName())) {
+                status.setNominatedNodeName(want);
+                changed = true;
+            }
+            return changed;
+        });
+    }
+
+    private String now() {
+        return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** Puts the condition in place of one of its type; false when the same one (status, reason, message) is there. */
+    private static boolean setCondition(PodStatus status, PodCondition condition) {
+        List<PodCondition> conditions = new ArrayList<>(status.getConditions() == null ? List.of()
+                : status.getConditions());
+        boolean same = conditions.stream().anyMatch(c -> condition.getType().equals(c.getType())
+                && condition.getStatus().equals(c.getStatus()) && condition.getReason().equals(c.getReason())
+                && condition.getMessage().equals(c.getMessage()));
         if (same) {
-            return;
+            return false;
         }
-        conditions.removeIf(c -> "PodScheduled".equals(c.getType()));
-        conditions.add(new PodConditionBuilder().withType("PodScheduled").withStatus("False").withReason("Unschedulable")
-                .withMessage(message).withLastTransitionTime(clock.instant().truncatedTo(ChronoUnit.SECONDS).toString())
-                .build());
-        Pod copy = Json.convert(Json.toTree(pod), Pod.class);
-        if (copy.getStatus() == null) {
-            copy.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
-        }
-        copy.getStatus().setConditions(conditions);
+        conditions.removeIf(c -> condition.getType().equals(c.getType()));
+        conditions.add(condition);
+        status.setConditions(conditions);
+        return true;
+    }
+
+    /**
+     * Changes the pod's status as {@code change} says (which returns whether it changed
+     * anything; the status is never null), on the pod as given and, if that was stale, as the server has it now. A pod
+     * gone is let be.
+     */
+    private void updatePodStatus(Pod pod, java.util.function.Predicate<Pod> change) {
+        Pod[] current = {pod};
         try {
-            client.updateStatus(copy);
+            Conflicts.retry(() -> {
+                if (current[0] == null) {
+                    return null; // gone
+                }
+                Pod copy = Json.convert(Json.toTree(current[0]), Pod.class);
+                if (copy.getStatus() == null) {
+                    copy.setStatus(new PodStatus());
+                }
+                if (!change.test(copy)) {
+                    return null;
+                }
+                try {
+                    return client.updateStatus(copy);
+                } catch (ApiException e) {
+                    if (e.code() == 409) {
+                        current[0] = client.get(Pod.class, pod.getMetadata().getNamespace(),
+                                pod.getMetadata().getName()).orElse(null);
+                    }
+                    throw e;
+                }
+            });
         } catch (ApiException e) {
             if (e.code() != 404 && e.code() != 409) {
                 throw e;

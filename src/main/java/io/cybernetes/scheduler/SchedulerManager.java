@@ -96,14 +96,15 @@ public final class SchedulerManager {
             return;
         }
         SharedInformerFactory informers = new SharedInformerFactory(client, Duration.ofMinutes(5));
-        SchedulingQueue queue = new SchedulingQueue(clock);
+        Framework framework = frameworks.get();
+        SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort());
         SchedulerCache cache = new SchedulerCache(clock);
         ExecutorService binders = Executors.newFixedThreadPool(16, r -> {
             Thread t = new Thread(r, "scheduler-binder");
             t.setDaemon(true);
             return t;
         });
-        Scheduler scheduler = new Scheduler(client, frameworks.get(), queue, cache,
+        Scheduler scheduler = new Scheduler(client, framework, queue, cache,
                 new EventRecorder(client, SCHEDULER_NAME), binders, clock);
         informers.informerFor(Pod.class).addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -114,6 +115,7 @@ public final class SchedulerManager {
             @Override
             public void onUpdate(Pod old, Pod p) {
                 if (pending(p)) {
+                    cache.pendingPod(p);
                     queue.update(p);
                 } else {
                     queue.delete(p);

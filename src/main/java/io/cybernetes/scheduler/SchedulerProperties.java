@@ -24,9 +24,12 @@ public record SchedulerProperties(
         @DefaultValue LeaderElection leaderElection) {
 
     /** The default profile, as kube-scheduler's: filters and the score plugins with their weights. */
-    public static final Map<String, Integer> DEFAULT_PLUGINS = Map.of("NodeUnschedulable", 0, "NodeName", 0,
-            "TaintToleration", 3, "NodeAffinity", 2, "NodePorts", 0, "NodeResourcesFit", 1, "PodTopologySpread", 2,
-            "InterPodAffinity", 2, "NodeResourcesBalancedAllocation", 1, "ImageLocality", 1);
+    public static final Map<String, Integer> DEFAULT_PLUGINS = Map.ofEntries(Map.entry("PrioritySort", 0),
+            Map.entry("NodeUnschedulable", 0), Map.entry("NodeName", 0), Map.entry("TaintToleration", 3),
+            Map.entry("NodeAffinity", 2), Map.entry("NodePorts", 0), Map.entry("NodeResourcesFit", 1),
+            Map.entry("PodTopologySpread", 2), Map.entry("InterPodAffinity", 2),
+            Map.entry("NodeResourcesBalancedAllocation", 1), Map.entry("ImageLocality", 1),
+            Map.entry("DefaultPreemption", 0));
 
     public SchedulerProperties {
         plugins = plugins == null || plugins.isEmpty() ? DEFAULT_PLUGINS : Map.copyOf(plugins);

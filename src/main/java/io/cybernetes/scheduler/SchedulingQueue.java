@@ -1,6 +1,8 @@
 package io.cybernetes.scheduler;
 
 import io.cybernetes.client.Keys;
+import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.queuesort.PrioritySort;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.time.Clock;
@@ -16,8 +18,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The scheduler's queue of pending pods, as kube-scheduler's: activeQ, ordered by
- * priority and then by when the pod came; backoffQ, where a pod that failed waits
+ * The scheduler's queue of pending pods, as kube-scheduler's: activeQ, ordered by the
+ * profile's QueueSort plugin (PrioritySort: priority, then when the pod came); backoffQ, where a pod that failed waits
  * 1 s, 2 s, 4 s ... at most 10 s before it may be tried again; and the unschedulable pods,
  * which wait for the cluster to change (a node added or updated, a pod deleted) — or at
  * most five minutes — before they go back. A pod is in one of the three at a time.
@@ -29,29 +31,30 @@ public final class SchedulingQueue {
     static final Duration MAX_UNSCHEDULABLE = Duration.ofMinutes(5);
 
     /** A pod in the queue: how often it was tried, since when it waits, until when it backs off. */
-    public record QueuedPod(Pod pod, int attempts, Instant queuedAt, Instant backoffUntil) {
+    public record QueuedPod(Pod pod, int attempts, Instant queuedAt, Instant backoffUntil)
+            implements Plugin.QueuedPodInfo {
 
         public String key() {
             return Keys.of(pod);
-        }
-
-        int priority() {
-            return pod.getSpec() == null ? 0 : Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
         }
     }
 
     private final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition ready = lock.newCondition();
-    private final PriorityQueue<QueuedPod> active = new PriorityQueue<>(Comparator
-            .comparingInt(QueuedPod::priority).reversed().thenComparing(QueuedPod::queuedAt));
+    private final PriorityQueue<QueuedPod> active;
     private final PriorityQueue<QueuedPod> backoff = new PriorityQueue<>(Comparator.comparing(QueuedPod::backoffUntil));
     private final Map<String, QueuedPod> unschedulable = new HashMap<>();
     private final Map<String, QueuedPod> byKey = new HashMap<>();
     private boolean closed;
 
     public SchedulingQueue(Clock clock) {
+        this(clock, new PrioritySort());
+    }
+
+    public SchedulingQueue(Clock clock, Plugin.QueueSort sort) {
         this.clock = clock;
+        this.active = new PriorityQueue<>(sort::compare);
     }
 
     /** The backoff after the n-th failed attempt: 1 s doubling, at most 10 s. */
@@ -82,7 +85,10 @@ public final class SchedulingQueue {
         }
     }
 
-    /** A pod that changed: an unschedulable one may fit now, so it goes back to be tried. */
+    /**
+     * A pod that changed: an unschedulable one may fit now, so it goes back to be tried —
+     * unless only its status changed (as when the scheduler itself wrote why it does not fit).
+     */
     public void update(Pod pod) {
         lock.lock();
         try {
@@ -92,7 +98,9 @@ public final class SchedulingQueue {
                 return;
             }
             QueuedPod q = new QueuedPod(pod, known.attempts(), known.queuedAt(), known.backoffUntil());
-            if (unschedulable.remove(q.key()) != null) {
+            if (unschedulable.containsKey(q.key()) && specChanged(known.pod(), pod)) {
+                unschedulable.remove(q.key());
+                byKey.put(q.key(), q);
                 requeue(q);
             } else {
                 replace(known, q);
@@ -279,6 +287,13 @@ public final class SchedulingQueue {
         } else if (unschedulable.containsKey(q.key())) {
             unschedulable.put(q.key(), q);
         }
+    }
+
+    /** Whether what the pod asks for changed, not just its status or revision. */
+    static boolean specChanged(Pod before, Pod after) {
+        return !Objects.equals(before.getSpec(), after.getSpec())
+                || !Objects.equals(before.getMetadata().getLabels(), after.getMetadata().getLabels())
+                || !Objects.equals(before.getMetadata().getAnnotations(), after.getMetadata().getAnnotations());
     }
 
     private void flushBackoff() {

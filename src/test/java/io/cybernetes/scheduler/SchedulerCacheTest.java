@@ -86,4 +86,29 @@ class SchedulerCacheTest {
         cache.removeNode("n2");
         assertThat(cache.snapshot()).extracting(NodeInfo::name).containsExactly("n1");
     }
+
+    @Test
+    void aNominatedPodIsKeptOnItsNodeUntilPlacedOrNominatedElsewhere() {
+        Pod p = new io.fabric8.kubernetes.api.model.PodBuilder(pod("p", "1", null).build()).editSpec().withPriority(5)
+                .endSpec().build();
+        cache.nominate(p, "n1");
+        assertThat(nominatedOn("n1")).containsExactly("p");
+        assertThat(cpuOn("n1")).as("nominated pods are not bound pods").isZero();
+        cache.pendingPod(p);
+        assertThat(nominatedOn("n1")).as("a watch event from before the nomination does not undo it")
+                .containsExactly("p");
+        cache.pendingPod(new io.fabric8.kubernetes.api.model.PodBuilder(p).withNewStatus().withNominatedNodeName("n2")
+                .endStatus().build());
+        assertThat(nominatedOn("n1")).isEmpty();
+        assertThat(nominatedOn("n2")).containsExactly("p");
+        assertThat(cache.nominatedTo("n2")).hasSize(1);
+        cache.assume(p, "n2");
+        assertThat(nominatedOn("n2")).as("placed: no longer waiting").isEmpty();
+        assertThat(cpuOn("n2")).isEqualTo(1000);
+    }
+
+    private java.util.List<String> nominatedOn(String node) {
+        return cache.snapshot().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().nominatedPods()
+                .stream().map(x -> x.getMetadata().getName()).toList();
+    }
 }

@@ -98,6 +98,19 @@ class SchedulingQueueTest {
     }
 
     @Test
+    void aStatusChangeAloneLeavesAnUnschedulablePodWaitingButKeepsTheNewStatus() throws Exception {
+        queue.add(pod("p"));
+        queue.unschedulable(queue.pop(0));
+        clock.advance(Duration.ofSeconds(2));
+        queue.update(new io.fabric8.kubernetes.api.model.PodBuilder(pod("p")).withNewStatus()
+                .withNominatedNodeName("n1").endStatus().build());
+        assertThat(queue.depths()).as("the scheduler's own status write").isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+        queue.clusterChanged();
+        SchedulingQueue.QueuedPod q = queue.pop(0);
+        assertThat(q.pod().getStatus().getNominatedNodeName()).isEqualTo("n1");
+    }
+
+    @Test
     void popWaitsForAPodAndCloseEndsTheWait() throws Exception {
         Thread adder = new Thread(() -> {
             try {

@@ -59,11 +59,18 @@ public final class Priority implements MutatingAdmissionPlugin {
                     + " priority (" + given.asInt() + ") must not be provided in pod spec; priority admission"
                     + " controller computed " + value + " from the given PriorityClass name");
         }
+        String classPolicy = pc == null ? null : Json.text(pc, "preemptionPolicy");
+        String policy = classPolicy == null ? "PreemptLowerPriority" : classPolicy;
+        JsonNode givenPolicy = spec.get("preemptionPolicy");
+        if (givenPolicy != null && !givenPolicy.isNull() && !givenPolicy.asString().equals(policy)) {
+            throw ApiException.forbidden("", "pods", Json.text(a.object(), "metadata.name"), "the string value of"
+                    + " PreemptionPolicy (" + givenPolicy.asString() + ") must not be provided in pod spec; priority"
+                    + " admission controller computed " + policy + " from the given PriorityClass name");
+        }
         spec.put("priority", value);
+        spec.put("preemptionPolicy", policy);
         if (pc != null) {
             spec.put("priorityClassName", Json.text(pc, "metadata.name"));
-            String policy = Json.text(pc, "preemptionPolicy");
-            spec.put("preemptionPolicy", policy == null ? "PreemptLowerPriority" : policy);
         }
     }
 }

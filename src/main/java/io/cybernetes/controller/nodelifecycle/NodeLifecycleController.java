@@ -5,7 +5,7 @@ import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.ResourceEventHandler;
-import io.cybernetes.controller.Conflicts;
+import io.cybernetes.client.Conflicts;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.PodIndexes;
@@ -33,17 +33,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * Watches nodes' heartbeats (their Leases in {@code kube-node-lease}): a node whose lease
- * has not changed for the grace period (by this controller's own clock) gets Ready
- * Unknown and the {@code node.kubernetes.io/unreachable:NoExecute} taint; its pods that
- * do not tolerate the taint are evicted at once, those that tolerate it for a while when
- * their tolerationSeconds have passed since the taint appeared. A node whose lease moves
- * again loses the taint (its agent reports Ready itself).
+ * Watches nodes' heartbeats (their Leases in {@code kube-node-lease}) and Ready
+ * conditions: a node whose lease has not changed for the grace period (by this
+ * controller's own clock) gets Ready Unknown and the {@code node.kubernetes.io/unreachable}
+ * taints (NoExecute and NoSchedule); a node that heartbeats but reports Ready False gets
+ * the {@code node.kubernetes.io/not-ready} taints. Pods that do not tolerate the NoExecute
+ * taint are evicted at once, those that tolerate it for a while when their
+ * tolerationSeconds have passed since the taint appeared. A node whose lease moves again,
+ * or that reports Ready again, loses the taints (its agent reports Ready itself).
  */
 public final class NodeLifecycleController implements Reconciler {
 
     public static final String NAME = "node-lifecycle";
     public static final String UNREACHABLE = "node.kubernetes.io/unreachable";
+    public static final String NOT_READY = "node.kubernetes.io/not-ready";
     public static final String LEASE_NAMESPACE = "kube-node-lease";
     public static final String NODE_NAME_INDEX = PodIndexes.BY_NODE_NAME;
 
@@ -86,22 +89,49 @@ public final class NodeLifecycleController implements Reconciler {
         Instant now = clock.instant();
         Instant lastSeen = heartbeat(name, now);
         boolean late = Duration.between(lastSeen, now).compareTo(grace) > 0;
-        Taint taint = unreachableTaint(node);
-        if (late && taint == null) {
+        Taint unreachable = noExecuteTaint(node, UNREACHABLE);
+        if (late && unreachable == null) {
             markUnreachable(node, now);
             return Result.after(Duration.ofSeconds(1));
         }
-        if (!late && taint != null) {
-            changeTaints(node, taints -> taints.removeIf(t -> UNREACHABLE.equals(t.getKey())
-                    && "NoExecute".equals(t.getEffect())));
+        if (!late && unreachable != null) {
+            changeTaints(node, taints -> taints.removeIf(t -> UNREACHABLE.equals(t.getKey())));
             events.normal(node, "NodeReachable", "Node " + name + " renews its lease again");
-            return Result.after(grace);
+            return Result.after(Duration.ofSeconds(1));
         }
-        if (taint != null) {
-            return evict(name, Instant.parse(taint.getTimeAdded()), now);
+        Taint notReady = noExecuteTaint(node, NOT_READY);
+        if (!late) {
+            boolean reportsNotReady = "False".equals(readyStatus(node));
+            if (reportsNotReady && notReady == null) {
+                changeTaints(node, taints -> {
+                    taints.removeIf(t -> NOT_READY.equals(t.getKey()));
+                    taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
+                    taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoExecute")
+                            .withTimeAdded(now.toString()).build());
+                });
+                events.warning(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
+                return Result.after(Duration.ofSeconds(1));
+            }
+            if (!reportsNotReady && notReady != null) {
+                changeTaints(node, taints -> taints.removeIf(t -> NOT_READY.equals(t.getKey())));
+                events.normal(node, "NodeReady", "Node " + name + " status is now: NodeReady");
+                return Result.after(Duration.ofSeconds(1));
+            }
+        }
+        Taint active = unreachable != null ? unreachable : notReady;
+        if (active != null) {
+            return evict(name, active, now);
         }
         Duration untilLate = grace.minus(Duration.between(lastSeen, now)).plusMillis(100);
         return Result.after(untilLate.isNegative() ? Duration.ofSeconds(1) : untilLate);
+    }
+
+    private static String readyStatus(Node node) {
+        if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+            return null;
+        }
+        return node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                .map(NodeCondition::getStatus).findFirst().orElse(null);
     }
 
     /** When the node's lease last changed, as this controller saw it. */
@@ -136,19 +166,24 @@ public final class NodeLifecycleController implements Reconciler {
             }
             throw e;
         }
-        changeTaints(withStatus, taints -> taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute")
-                .withTimeAdded(now.toString()).build()));
+        changeTaints(withStatus, taints -> {
+            taints.removeIf(t -> UNREACHABLE.equals(t.getKey()) || NOT_READY.equals(t.getKey()));
+            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoSchedule").build());
+            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.toString())
+                    .build());
+        });
         events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
     }
 
-    /** Evicts the pods whose time is up; returns when to look again for the others. */
-    private Result evict(String node, Instant tainted, Instant now) {
+    /** Evicts the pods whose time under the NoExecute taint is up; returns when to look again for the others. */
+    private Result evict(String node, Taint taint, Instant now) {
+        Instant tainted = taint.getTimeAdded() == null ? now : Instant.parse(taint.getTimeAdded());
         Duration next = null;
         for (Pod p : pods.byIndex(NODE_NAME_INDEX, node)) {
             if (p.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
-            Duration tolerated = toleratedFor(p);
+            Duration tolerated = toleratedFor(p, taint.getKey());
             if (tolerated == null) {
                 continue;
             }
@@ -171,14 +206,14 @@ public final class NodeLifecycleController implements Reconciler {
         return Result.after(next == null ? Duration.ofSeconds(5) : next.plusMillis(100));
     }
 
-    /** How long the pod stays on an unreachable node: zero without a matching toleration, null for ever. */
-    static Duration toleratedFor(Pod p) {
+    /** How long the pod stays on a node with the NoExecute taint: zero without a matching toleration, null for ever. */
+    static Duration toleratedFor(Pod p, String taintKey) {
         if (p.getSpec() == null || p.getSpec().getTolerations() == null) {
             return Duration.ZERO;
         }
         Duration best = Duration.ZERO;
         for (Toleration t : p.getSpec().getTolerations()) {
-            boolean keyMatches = UNREACHABLE.equals(t.getKey())
+            boolean keyMatches = taintKey.equals(t.getKey())
                     || ((t.getKey() == null || t.getKey().isEmpty()) && "Exists".equals(t.getOperator()));
             boolean effectMatches = t.getEffect() == null || t.getEffect().isEmpty() || "NoExecute".equals(t.getEffect());
             if (keyMatches && effectMatches) {
@@ -192,12 +227,12 @@ public final class NodeLifecycleController implements Reconciler {
         return best;
     }
 
-    private static Taint unreachableTaint(Node node) {
+    private static Taint noExecuteTaint(Node node, String key) {
         if (node.getSpec() == null || node.getSpec().getTaints() == null) {
             return null;
         }
         for (Taint t : node.getSpec().getTaints()) {
-            if (UNREACHABLE.equals(t.getKey()) && "NoExecute".equals(t.getEffect())) {
+            if (key.equals(t.getKey()) && "NoExecute".equals(t.getEffect())) {
                 return t;
             }
         }

@@ -14,14 +14,18 @@ import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 
 /**
- * One scheduling cycle over a profile: PreFilter, then Filter on the nodes (from a
+ * One scheduling cycle over a profile: PreFilter; the node the pod was nominated to by an
+ * earlier preemption first, taken if it fits; else Filter on the nodes (from a
  * round-robin start, stopping once enough feasible nodes are found, as
  * percentageOfNodesToScore asks), then PreScore and Score with normalisation and
- * weights; the highest total wins (ties to the first found). Filter and Score run across
- * a pool of threads once there are enough nodes; plugins must be safe to call so. What each node was told is
- * kept for explaining the decision, and for the "0/N nodes are available" message.
+ * weights; the highest total wins (ties to the first found). When no node fits, the
+ * PostFilter plugins (preemption) say what could change that. Filter and Score run across
+ * a pool of threads once there are enough nodes; plugins must be safe to call so. A node's
+ * filters also count the pods nominated to it with at least the pod's priority, so that
+ * room made by preemption is not taken by a lesser pod. What each node was told is kept
+ * for explaining the decision, and for the "0/N nodes are available" message.
  */
-public final class Framework {
+public final class Framework implements Plugin.Handle {
 
     /** Below this many nodes, filtering and scoring run on the calling thread: handing work out would cost more. */
     static final int PARALLEL_FROM = 64;
@@ -43,6 +47,11 @@ public final class Framework {
         this.pool = new ForkJoinPool(Math.max(1, parallelism));
     }
 
+    /** The profile's QueueSort plugin, which orders the scheduling queue. */
+    public Plugin.QueueSort queueSort() {
+        return profile.queueSort();
+    }
+
     /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
     private void forEach(int n, IntConsumer work) {
         if (n < PARALLEL_FROM) {
@@ -54,12 +63,23 @@ public final class Framework {
         pool.submit(() -> IntStream.range(0, n).parallel().forEach(work)).join();
     }
 
-    /** How one attempt went: the chosen node (null when none fits), every filtered node's verdict, the scores. */
+    /**
+     * How one attempt went: the chosen node (null when none fits), every filtered node's
+     * verdict, the scores, and when nothing fit what the PostFilter plugins found (null
+     * when none ran).
+     */
     public record Decision(String node, int nodesConsidered, Map<String, Status> filtered,
-                           Map<String, Map<String, Long>> scores, Status preFilter) {
+                           Map<String, Map<String, Long>> scores, Status preFilter,
+                           Plugin.PostFilterResult postFilter) {
 
         public boolean scheduled() {
             return node != null;
+        }
+
+        /** Preemption found a node for the pod once the victims are gone. */
+        public boolean preempting() {
+            return postFilter != null && postFilter.status().isSuccess() && postFilter.nominatedNode() != null
+                    && !postFilter.nominatedNode().isEmpty();
         }
 
         /** "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}." */
@@ -75,7 +95,11 @@ public final class Framework {
             }
             List<String> parts = new ArrayList<>();
             counts.forEach((reason, n) -> parts.add(n + " " + reason));
-            return "0/" + nodesConsidered + " nodes are available: " + String.join(", ", parts) + ".";
+            String message = "0/" + nodesConsidered + " nodes are available: " + String.join(", ", parts) + ".";
+            if (postFilter != null && !postFilter.status().isSuccess()) {
+                message += " preemption: " + String.join(", ", postFilter.status().reasons());
+            }
+            return message;
         }
     }
 
@@ -93,10 +117,16 @@ public final class Framework {
 
     public Decision schedule(Pod pod, List<NodeInfo> nodes) {
         CycleState state = new CycleState();
-        for (Plugin.PreFilter p : profile.preFilters) {
-            Status s = p.preFilter(state, pod, nodes);
-            if (!s.isSuccess()) {
-                return new Decision(null, nodes.size(), Map.of(), Map.of(), s.from(p.name()));
+        Status pre = preFilter(state, pod, nodes);
+        if (!pre.isSuccess()) {
+            return new Decision(null, nodes.size(), Map.of(), Map.of(), pre, null);
+        }
+        String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+        if (nominated != null && !nominated.isEmpty()) {
+            for (NodeInfo node : nodes) {
+                if (node.name().equals(nominated) && filter(state, pod, node).isSuccess()) {
+                    return new Decision(nominated, nodes.size(), Map.of(), Map.of(), null, null);
+                }
             }
         }
         // Filter from a round-robin start, in parallel, until enough nodes are feasible.
@@ -129,7 +159,7 @@ public final class Framework {
             }
         }
         if (feasible.isEmpty()) {
-            return new Decision(null, nodes.size(), filtered, Map.of(), null);
+            return new Decision(null, nodes.size(), filtered, Map.of(), null, postFilter(state, pod, nodes, filtered));
         }
         for (Plugin.PreScore p : profile.preScores) {
             p.preScore(state, pod, feasible);
@@ -159,11 +189,70 @@ public final class Framework {
                 bestScore = e.getValue();
             }
         }
-        return new Decision(best, nodes.size(), filtered, breakdown, null);
+        return new Decision(best, nodes.size(), filtered, breakdown, null, null);
+    }
+
+    private Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
+        for (Plugin.PreFilter p : profile.preFilters) {
+            Status s = p.preFilter(state, pod, nodes);
+            if (!s.isSuccess()) {
+                return s.from(p.name());
+            }
+        }
+        return Status.SUCCESS;
+    }
+
+    /** The first PostFilter plugin that succeeds decides; else the last one's verdict stands. */
+    private Plugin.PostFilterResult postFilter(CycleState state, Pod pod, List<NodeInfo> nodes,
+                                              Map<String, Status> filtered) {
+        Plugin.PostFilterResult result = null;
+        for (Plugin.PostFilter p : profile.postFilters) {
+            result = p.postFilter(state, pod, nodes, filtered, this);
+            if (result.status().isSuccess()) {
+                return result;
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node) {
+        CycleState state = new CycleState();
+        Status pre = preFilter(state, pod, nodes);
+        return pre.isSuccess() ? filter(state, pod, node) : pre;
+    }
+
+    /**
+     * The node's verdict: with the pods nominated to it that are at least as important as
+     * this one counted in (when there are any), and without them — both must pass, as in
+     * Kubernetes, since a nominated pod may leave room or fail to come.
+     */
+    private Status filter(CycleState state, Pod pod, NodeInfo node) {
+        if (!node.nominatedPods().isEmpty()) {
+            int priority = Priorities.of(pod);
+            NodeInfo with = node;
+            for (Pod n : node.nominatedPods()) {
+                if (Priorities.of(n) >= priority && !sameObject(n, pod)) {
+                    with = with.withPod(n);
+                }
+            }
+            if (with != node) {
+                Status s = runFilterPlugins(state, pod, with);
+                if (!s.isSuccess()) {
+                    return s;
+                }
+            }
+        }
+        return runFilterPlugins(state, pod, node);
+    }
+
+    private static boolean sameObject(Pod a, Pod b) {
+        return a.getMetadata().getName().equals(b.getMetadata().getName())
+                && java.util.Objects.equals(a.getMetadata().getNamespace(), b.getMetadata().getNamespace());
     }
 
     /** The first filter that refuses the node decides its verdict. */
-    private Status filter(CycleState state, Pod pod, NodeInfo node) {
+    private Status runFilterPlugins(CycleState state, Pod pod, NodeInfo node) {
         for (Plugin.Filter f : profile.filters) {
             Status s = f.filter(state, pod, node);
             if (!s.isSuccess()) {

@@ -16,8 +16,9 @@ import java.util.Set;
 
 /**
  * One node as the scheduler sees it: the Node, the pods bound (or assumed) to it, what
- * they request in all, the host ports they hold and the images the node has. Immutable:
- * adding a pod makes a new one.
+ * they request in all, the host ports they hold and the images the node has; and the pods
+ * nominated to it (waiting for preempted pods to leave). Immutable: adding a pod makes a
+ * new one.
  */
 public final class NodeInfo {
 
@@ -28,10 +29,13 @@ public final class NodeInfo {
     private final Resources nonZeroRequested;
     private final Set<String> usedPorts;
     private final Map<String, Long> imageSizes;
+    private final List<Pod> nominated;
 
-    private NodeInfo(Node node, List<Pod> pods, Resources requested, Resources nonZeroRequested, Set<String> usedPorts) {
+    private NodeInfo(Node node, List<Pod> pods, Resources requested, Resources nonZeroRequested, Set<String> usedPorts,
+                     List<Pod> nominated) {
         this.node = node;
         this.pods = List.copyOf(pods);
+        this.nominated = List.copyOf(nominated);
         Resources alloc = node.getStatus() == null ? Resources.NONE
                 : Resources.of(node.getStatus().getAllocatable() != null && !node.getStatus().getAllocatable().isEmpty()
                 ? node.getStatus().getAllocatable() : node.getStatus().getCapacity());
@@ -51,13 +55,32 @@ public final class NodeInfo {
     }
 
     public static NodeInfo of(Node node, List<Pod> pods) {
-        NodeInfo info = new NodeInfo(node, List.of(), Resources.NONE, Resources.NONE, Set.of());
+        Resources requested = Resources.NONE;
+        Resources nonZero = Resources.NONE;
+        Set<String> ports = new HashSet<>();
         for (Pod p : pods) {
-            info = info.withPod(p);
+            requested = requested.plus(Resources.requestedBy(p));
+            nonZero = nonZero.plus(Resources.nonZeroRequestedBy(p));
+            ports.addAll(hostPorts(p));
         }
-        return info;
+        return new NodeInfo(node, pods, requested, nonZero, ports, List.of());
     }
 
+    /** This node with these pods nominated to it. */
+    public NodeInfo withNominated(List<Pod> nominatedPods) {
+        return new NodeInfo(node, pods, requested, nonZeroRequested, usedPorts, nominatedPods);
+    }
+
+    /** This node without the pods (compared by namespace and name). */
+    public NodeInfo without(java.util.Collection<Pod> gone) {
+        Set<String> keys = new HashSet<>();
+        gone.forEach(p -> keys.add(key(p)));
+        return of(node, pods.stream().filter(p -> !keys.contains(key(p))).toList()).withNominated(nominated);
+    }
+
+    private static String key(Pod p) {
+        return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+    }
     /** This node with one more pod on it. */
     public NodeInfo withPod(Pod pod) {
         List<Pod> more = new ArrayList<>(pods);
@@ -65,7 +88,7 @@ public final class NodeInfo {
         Set<String> ports = new HashSet<>(usedPorts);
         ports.addAll(hostPorts(pod));
         return new NodeInfo(node, more, requested.plus(Resources.requestedBy(pod)),
-                nonZeroRequested.plus(Resources.nonZeroRequestedBy(pod)), ports);
+                nonZeroRequested.plus(Resources.nonZeroRequestedBy(pod)), ports, nominated);
     }
 
     /** The host ports a pod wants, as {@code protocol/hostIP/port} (hostIP 0.0.0.0 when unset). */
@@ -96,6 +119,11 @@ public final class NodeInfo {
 
     public List<Pod> pods() {
         return pods;
+    }
+
+    /** The pods nominated to this node by preemption, not yet bound. */
+    public List<Pod> nominatedPods() {
+        return nominated;
     }
 
     public Resources allocatable() {

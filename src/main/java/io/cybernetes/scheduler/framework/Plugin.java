@@ -23,13 +23,51 @@ public interface Plugin {
         Status filter(CycleState state, Pod pod, NodeInfo node);
     }
 
-    /** When no node passed: what could make one pass (preemption); returns the nominated node, if any. */
-    interface PostFilter extends Plugin {
-        PostFilterResult postFilter(CycleState state, Pod pod, Map<String, Status> filtered);
+    /** Orders the pods waiting to be scheduled: negative when {@code a} goes before {@code b}. */
+    interface QueueSort extends Plugin {
+        int compare(QueuedPodInfo a, QueuedPodInfo b);
     }
 
-    /** The outcome of a PostFilter plugin: the node the pod is nominated to, once victims are gone. */
-    record PostFilterResult(Status status, String nominatedNode) {
+    /** A pod waiting in the scheduling queue, and since when. */
+    interface QueuedPodInfo {
+        Pod pod();
+
+        java.time.Instant queuedAt();
+    }
+
+    /**
+     * When no node passed the filters: what could make one pass (preemption). Gets the
+     * snapshot, every node's verdict and the framework, to run the filters again on nodes
+     * changed in thought.
+     */
+    interface PostFilter extends Plugin {
+        PostFilterResult postFilter(CycleState state, Pod pod, List<NodeInfo> nodes, Map<String, Status> filtered,
+                                    Handle handle);
+    }
+
+    /**
+     * The outcome of a PostFilter plugin: on success the node the pod is nominated to and the
+     * pods that must go for it to fit there. {@code nominatedNode} null leaves the pod's
+     * nomination as it is, "" clears it.
+     */
+    record PostFilterResult(Status status, String nominatedNode, List<Pod> victims) {
+
+        public PostFilterResult {
+            victims = List.copyOf(victims);
+        }
+
+        public static PostFilterResult failed(Status status, String nominatedNode) {
+            return new PostFilterResult(status, nominatedNode, List.of());
+        }
+    }
+
+    /** What the framework offers its plugins. */
+    interface Handle {
+        /**
+         * Runs PreFilter over {@code nodes} (the snapshot with some nodes changed) and every
+         * Filter on {@code node}, as a scheduling cycle would.
+         */
+        Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node);
     }
 
     /** Once per pod, before the feasible nodes are scored. */

@@ -17,9 +17,17 @@ public final class Profile {
     final List<Plugin.PreScore> preScores = new ArrayList<>();
     final Map<Plugin.Score, Long> scores = new LinkedHashMap<>();
     final List<Plugin.Reserve> reserves = new ArrayList<>();
+    private Plugin.QueueSort queueSort;
 
     /** Adds the plugin at every extension point it implements; {@code weight} counts for scoring. */
     public Profile add(Plugin plugin, long weight) {
+        if (plugin instanceof Plugin.QueueSort p) {
+            if (queueSort != null) {
+                throw new IllegalArgumentException("a profile has one QueueSort plugin: " + queueSort.name()
+                        + " and " + p.name());
+            }
+            queueSort = p;
+        }
         if (plugin instanceof Plugin.PreFilter p) {
             preFilters.add(p);
         }
@@ -43,5 +51,13 @@ public final class Profile {
 
     public Profile add(Plugin plugin) {
         return add(plugin, 1);
+    }
+
+    /** The plugin that orders the scheduling queue; a profile without one cannot schedule. */
+    public Plugin.QueueSort queueSort() {
+        if (queueSort == null) {
+            throw new IllegalStateException("the profile has no QueueSort plugin (PrioritySort)");
+        }
+        return queueSort;
     }
 }

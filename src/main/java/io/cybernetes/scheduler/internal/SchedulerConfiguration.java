@@ -10,6 +10,7 @@ import io.cybernetes.scheduler.SchedulerProperties;
 import io.cybernetes.scheduler.framework.Framework;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Profile;
+import io.cybernetes.scheduler.defaultpreemption.DefaultPreemption;
 import io.cybernetes.scheduler.imagelocality.ImageLocality;
 import io.cybernetes.scheduler.interpodaffinity.InterPodAffinity;
 import io.cybernetes.scheduler.nodeaffinity.NodeAffinity;
@@ -19,6 +20,7 @@ import io.cybernetes.scheduler.noderesources.BalancedAllocation;
 import io.cybernetes.scheduler.noderesources.NodeResourcesFit;
 import io.cybernetes.scheduler.nodeunschedulable.NodeUnschedulable;
 import io.cybernetes.scheduler.podtopologyspread.PodTopologySpread;
+import io.cybernetes.scheduler.queuesort.PrioritySort;
 import io.cybernetes.scheduler.tainttoleration.TaintToleration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.SmartLifecycle;
@@ -48,6 +50,7 @@ class SchedulerConfiguration {
         NodeResourcesFit.Strategy strategy = "MostAllocated".equals(props.scoringStrategy())
                 ? NodeResourcesFit.Strategy.MOST_ALLOCATED : NodeResourcesFit.Strategy.LEAST_ALLOCATED;
         Map<String, Supplier<Plugin>> r = new LinkedHashMap<>();
+        r.put(PrioritySort.NAME, PrioritySort::new);
         r.put(NodeUnschedulable.NAME, NodeUnschedulable::new);
         r.put(NodeName.NAME, NodeName::new);
         r.put(TaintToleration.NAME, TaintToleration::new);
@@ -58,6 +61,7 @@ class SchedulerConfiguration {
         r.put(InterPodAffinity.NAME, InterPodAffinity::new);
         r.put(BalancedAllocation.NAME, BalancedAllocation::new);
         r.put(ImageLocality.NAME, ImageLocality::new);
+        r.put(DefaultPreemption.NAME, DefaultPreemption::new);
         return r;
     }
 
@@ -81,7 +85,7 @@ class SchedulerConfiguration {
 
     @Bean
     SchedulerManager schedulerManager(LocalApi api, InProcessCredentials credentials, SchedulerProperties props) {
-        profile(props); // a profile naming unknown plugins stops the start
+        profile(props).queueSort(); // a profile naming unknown plugins, or none to sort the queue, stops the start
         SchedulerProperties.LeaderElection le = props.leaderElection();
         return new SchedulerManager(ApiClients.local(api, credentials.tokenFor(USER, List.of())),
                 () -> new Framework(profile(props), props.percentageOfNodesToScore()),

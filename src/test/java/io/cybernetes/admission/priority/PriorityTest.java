@@ -57,5 +57,20 @@ class PriorityTest {
                 .admit(pod("\"priorityClassName\":\"high\",\"priority\":5,")));
         assertThat(contradicting.code()).isEqualTo(403);
         assertThat(contradicting.getMessage()).contains("priority admission controller computed 1000");
+        ApiException policy = catchThrowableOfType(ApiException.class, () -> new Priority(cluster(false))
+                .admit(pod("\"priorityClassName\":\"high\",\"preemptionPolicy\":\"PreemptLowerPriority\",")));
+        assertThat(policy.code()).isEqualTo(403);
+        assertThat(policy.getMessage()).contains("the string value of PreemptionPolicy (PreemptLowerPriority) must"
+                + " not be provided in pod spec; priority admission controller computed Never");
+    }
+
+    @Test
+    void withoutAClassPodsPreemptLowerPriority() {
+        Attributes a = pod("");
+        new Priority(cluster(false)).admit(a);
+        assertThat(a.object().path("spec").path("preemptionPolicy").asString()).isEqualTo("PreemptLowerPriority");
+        Attributes same = pod("\"priorityClassName\":\"high\",\"preemptionPolicy\":\"Never\",");
+        new Priority(cluster(false)).admit(same);
+        assertThat(same.object().path("spec").path("preemptionPolicy").asString()).isEqualTo("Never");
     }
 }

@@ -97,4 +97,31 @@ class FrameworkTest {
         Framework.Decision none = f.schedule(pod("p", "2", null).build(), small);
         assertThat(none.message()).isEqualTo("0/200 nodes are available: 200 Insufficient cpu.");
     }
+
+    @Test
+    void roomKeptForANominatedPodIsNotTakenByALesserOne() {
+        io.fabric8.kubernetes.api.model.Pod important = pod("important", "3", null).editSpec().withPriority(100)
+                .endSpec().withNewStatus().withNominatedNodeName("n1").endStatus().build();
+        NodeInfo n1 = NodeInfo.of(node("n1"), List.of()).withNominated(List.of(important));
+        Framework f = framework();
+        Framework.Decision lesser = f.schedule(pod("lesser", "2", null).editSpec().withPriority(1).endSpec().build(),
+                List.of(n1));
+        assertThat(lesser.scheduled()).as("3 of 4 cpu kept for the nominated pod").isFalse();
+        assertThat(lesser.message()).isEqualTo("0/1 nodes are available: 1 Insufficient cpu.");
+        Framework.Decision higher = f.schedule(pod("higher", "2", null).editSpec().withPriority(500).endSpec()
+                .build(), List.of(n1));
+        assertThat(higher.node()).as("a pod more important than the nominated one is not held back").isEqualTo("n1");
+        assertThat(f.schedule(important, List.of(n1)).node()).as("the nominated pod itself fits").isEqualTo("n1");
+    }
+
+    @Test
+    void aPodIsPlacedOnItsNominatedNodeWhenItFitsThere() {
+        io.fabric8.kubernetes.api.model.Pod p = pod("p", "1", null).build();
+        p.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withNominatedNodeName("busy").build());
+        List<NodeInfo> nodes = List.of(NodeInfo.of(node("idle"), List.of()),
+                NodeInfo.of(node("busy"), List.of(pod("other", "2", null).build())));
+        Framework.Decision d = framework().schedule(p, nodes);
+        assertThat(d.node()).as("busy scores lower, but the pod was nominated there").isEqualTo("busy");
+        assertThat(d.scores()).as("no scoring needed").isEmpty();
+    }
 }

@@ -1,4 +1,4 @@
-package io.cybernetes.controller;
+package io.cybernetes.client;
 
 import io.cybernetes.api.ApiException;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,167 @@
+package io.cybernetes.scheduler.defaultpreemption;
+
+import io.cybernetes.scheduler.framework.CycleState;
+import io.cybernetes.scheduler.framework.NodeInfo;
+import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.framework.Priorities;
+import io.cybernetes.scheduler.framework.Status;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * PostFilter: when a pod fits nowhere, find a node where evicting pods of lower priority
+ * makes room, as kube-scheduler's DefaultPreemption does. On every node whose refusal
+ * preemption could change (Unschedulable, not UnschedulableAndUnresolvable), all pods of
+ * lower priority are taken away in thought; if the pod then fits, they are put back one by
+ * one, the most important first (higher priority, then earlier start), and each that still
+ * leaves room stays — the rest are the victims. Of the candidate nodes (at least 100, or a
+ * tenth of the nodes), the one chosen has the least important most important victim, then
+ * the smallest sum of victim priorities, then the fewest victims, then the latest-started
+ * most important victims. The scheduler evicts the victims and nominates the node.
+ *
+ * <p>A pod with {@code preemptionPolicy: Never} preempts nothing, nor does a pod whose
+ * nominated node still has lower-priority pods terminating (they are leaving for it).
+ */
+public final class DefaultPreemption implements Plugin.PostFilter {
+
+    public static final String NAME = "DefaultPreemption";
+    static final String NO_VICTIMS = "No preemption victims found for incoming pod";
+    static final String NOT_HELPFUL = "Preemption is not helpful for scheduling";
+    static final int MIN_CANDIDATES_PERCENTAGE = 10;
+    static final int MIN_CANDIDATES = 100;
+
+    /** A node where the pod fits once the victims are gone. */
+    record Candidate(String node, List<Pod> victims) {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public PostFilterResult postFilter(CycleState state, Pod pod, List<NodeInfo> nodes, Map<String, Status> filtered,
+                                       Handle handle) {
+        Optional<String> ineligible = ineligible(pod, nodes);
+        if (ineligible.isPresent()) {
+            return PostFilterResult.failed(Status.unschedulable(ineligible.get()), null);
+        }
+        int wanted = Math.max(MIN_CANDIDATES, nodes.size() * MIN_CANDIDATES_PERCENTAGE / 100);
+        Map<String, Integer> counts = new TreeMap<>();
+        List<Candidate> candidates = new ArrayList<>();
+        for (int i = 0; i < nodes.size() && candidates.size() < wanted; i++) {
+            Status verdict = filtered.get(nodes.get(i).name());
+            if (verdict == null || verdict.code() == Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE) {
+                counts.merge(NOT_HELPFUL, 1, Integer::sum);
+                continue;
+            }
+            Optional<Candidate> c = selectVictims(pod, nodes, i, handle);
+            if (c.isPresent()) {
+                candidates.add(c.get());
+            } else {
+                counts.merge(NO_VICTIMS, 1, Integer::sum);
+            }
+        }
+        if (candidates.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            counts.forEach((reason, n) -> parts.add(n + " " + reason));
+            return PostFilterResult.failed(Status.unschedulable("0/" + nodes.size() + " nodes are available: "
+                    + String.join(", ", parts) + "."), "");
+        }
+        Candidate best = candidates.stream().min(CHOICE).orElseThrow();
+        return new PostFilterResult(Status.SUCCESS, best.node(), best.victims());
+    }
+
+    /** Why the pod may not preempt, if it may not. */
+    static Optional<String> ineligible(Pod pod, List<NodeInfo> nodes) {
+        if ("Never".equals(pod.getSpec().getPreemptionPolicy())) {
+            return Optional.of("not eligible due to preemptionPolicy=Never.");
+        }
+        String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+        if (nominated == null || nominated.isEmpty()) {
+            return Optional.empty();
+        }
+        int priority = Priorities.of(pod);
+        for (NodeInfo node : nodes) {
+            if (node.name().equals(nominated) && node.pods().stream().anyMatch(p ->
+                    p.getMetadata().getDeletionTimestamp() != null && Priorities.of(p) < priority)) {
+                return Optional.of("not eligible due to a terminating pod on the nominated node.");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The fewest pods of lower priority whose eviction lets the pod onto node {@code index};
+     * empty when evicting all of them would not do (or there are none).
+     */
+    static Optional<Candidate> selectVictims(Pod pod, List<NodeInfo> nodes, int index, Handle handle) {
+        NodeInfo node = nodes.get(index);
+        int priority = Priorities.of(pod);
+        List<Pod> lower = new ArrayList<>(node.pods().stream().filter(p -> Priorities.of(p) < priority).toList());
+        if (lower.isEmpty()) {
+            return Optional.empty();
+        }
+        List<NodeInfo> changed = new ArrayList<>(nodes);
+        NodeInfo current = node.without(lower);
+        changed.set(index, current);
+        if (!handle.runFilters(pod, changed, current).isSuccess()) {
+            return Optional.empty();
+        }
+        lower.sort(MORE_IMPORTANT_FIRST);
+        List<Pod> victims = new ArrayList<>();
+        for (Pod p : lower) {
+            NodeInfo with = current.withPod(p);
+            changed.set(index, with);
+            if (handle.runFilters(pod, changed, with).isSuccess()) {
+                current = with;
+            } else {
+                victims.add(p);
+                changed.set(index, current);
+            }
+        }
+        return Optional.of(new Candidate(node.name(), victims));
+    }
+
+    private static Instant started(Pod p) {
+        String t = p.getStatus() == null ? null : p.getStatus().getStartTime();
+        try {
+            return t == null ? Instant.MAX : Instant.parse(t);
+        } catch (java.time.format.DateTimeParseException e) {
+            return Instant.MAX;
+        }
+    }
+
+    /** Higher priority first, then the earlier started. */
+    static final Comparator<Pod> MORE_IMPORTANT_FIRST = Comparator.comparingInt(Priorities::of).reversed()
+            .thenComparing(DefaultPreemption::started);
+
+    private static int highestPriority(Candidate c) {
+        return c.victims().stream().mapToInt(Priorities::of).max().orElse(Integer.MIN_VALUE);
+    }
+
+    /** Priorities shifted to be non-negative before summing, as Kubernetes sums them. */
+    private static long prioritySum(Candidate c) {
+        return c.victims().stream().mapToLong(p -> (long) Priorities.of(p) + Integer.MAX_VALUE + 1).sum();
+    }
+
+    /** When the most important victims started, the earliest of them: the later, the better to evict. */
+    private static Instant earliestStartOfMostImportant(Candidate c) {
+        int highest = highestPriority(c);
+        return c.victims().stream().filter(p -> Priorities.of(p) == highest).map(DefaultPreemption::started)
+                .min(Comparator.naturalOrder()).orElse(Instant.MAX);
+    }
+
+    /** The best candidate sorts first. */
+    static final Comparator<Candidate> CHOICE = Comparator.comparingInt(DefaultPreemption::highestPriority)
+            .thenComparingLong(DefaultPreemption::prioritySum)
+            .thenComparingInt(c -> c.victims().size())
+            .thenComparing(DefaultPreemption::earliestStartOfMostImportant, Comparator.reverseOrder());
+}
