@@ -4,9 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Keys;
-import io.cybernetes.client.RateLimitingQueue;
-import io.cybernetes.client.ResourceEventHandler;
-import io.cybernetes.client.SharedInformer;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerImageBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -17,12 +15,11 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -31,31 +28,33 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One simulated node, as KWOK runs them: registers its Node (capacity, zone and region
- * labels, taints, images, Ready), renews its Lease in {@code kube-node-lease}, and runs
- * the pods bound to it (a watch with {@code spec.nodeName}): Pending → Running after the
- * start-up delay (start time, pod IP from the node's range, ready containers); pods that
- * do not restart and say how long they run ({@value #RUN_SECONDS}) end Succeeded; a pod
- * being deleted is let go (deleted with grace period 0). Heartbeats can be stopped and
- * resumed, as fault injection.
+ * One simulated node, as KWOK runs them, writing through its own client (its own
+ * identity): registers its Node (capacity, zone and region labels, taints, images, Ready),
+ * renews its Lease in {@code kube-node-lease} at each heartbeat, and moves the pods bound to
+ * it along: Pending → Running after the start-up delay (start time, pod IP from the node's
+ * range, ready containers); pods that do not restart and say how long they run
+ * ({@value #RUN_SECONDS}) end Succeeded; a pod being deleted is let go (deleted with grace
+ * period 0). A {@link NodeFleet} runs agents — their heartbeats and the pod watch.
+ *
+ * <p>Faults can be injected: heartbeats stopped and resumed (the node goes Unknown, as if
+ * cut off), the node reporting NotReady (as with its container runtime down), and a
+ * container crashing — restarted after the start-up delay, counted in
+ * {@code restartCount}, unless the pod's restartPolicy says not to (then the pod Fails).
  */
-public final class NodeAgent implements AutoCloseable {
-
-    private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
+public final class NodeAgent {
 
     /** How long a pod with restartPolicy Never or OnFailure runs before it succeeds. */
     public static final String RUN_SECONDS = "cybernetes.io/run-seconds";
     public static final String LEASE_NAMESPACE = "kube-node-lease";
+    static final int LEASE_DURATION_SECONDS = 40;
 
     /**
      * A node's shape. {@code podRange} is the first three octets of its pods' addresses
@@ -66,85 +65,79 @@ public final class NodeAgent implements AutoCloseable {
                          String address, Duration startupDelay, Duration heartbeat) {
     }
 
+    /** What the node's faults are now. */
+    public record Faults(boolean heartbeating, boolean ready) {
+    }
+
+    /** One container's runs on this node: how often it restarted, how it last ended, whether it is down now. */
+    private record Run(int restarts, Instant startedAt, Integer lastExitCode, Instant lastFinishedAt,
+                       Instant crashedAt) {
+    }
+
     private final ApiClient client;
     private final Config config;
     private final Clock clock;
-    private final SharedInformer<Pod> pods;
-    private final RateLimitingQueue<String> queue;
     private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, Run>> runs = new ConcurrentHashMap<>();
     private final AtomicInteger nextAddress = new AtomicInteger(2);
     private volatile boolean heartbeating = true;
-    private volatile boolean reportReady;
-    private volatile boolean running;
-    private Thread heartbeats;
-    private Thread worker;
+    private volatile boolean ready = true;
+    private volatile boolean statusToWrite;
+    private volatile Lease lease;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
         this.client = client;
         this.config = config;
         this.clock = clock;
-        this.pods = new SharedInformer<>("pods-on-" + config.name(),
-                client.listerWatcher(Pod.class, null, "spec.nodeName=" + config.name()), Duration.ofMinutes(5));
-        this.queue = RateLimitingQueue.withDefaultLimits("node-" + config.name());
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod obj) {
-                queue.add(Keys.of(obj));
-            }
-
-            @Override
-            public void onUpdate(Pod oldObj, Pod newObj) {
-                queue.add(Keys.of(newObj));
-            }
-
-            @Override
-            public void onDelete(Pod lastKnown, boolean finalStateUnknown) {
-                firstSeen.remove(Keys.of(lastKnown));
-                addresses.remove(Keys.of(lastKnown));
-            }
-        });
     }
 
     public String name() {
         return config.name();
     }
 
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        register();
-        renewLease();
-        pods.start();
-        heartbeats = daemon("node-heartbeat-" + config.name(), this::beat);
-        worker = daemon("node-pods-" + config.name(), this::work);
+    public Config config() {
+        return config;
     }
 
-    private static Thread daemon(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
+    // ---- faults
 
-    @Override
-    public synchronized void close() {
-        running = false;
-        queue.shutDown();
-        pods.stop();
-        if (heartbeats != null) {
-            heartbeats.interrupt();
-        }
-    }
-
-    /** Fault injection: the node stops (or resumes) renewing its Lease, as if cut off; back, it reports Ready again. */
+    /** Stops (or resumes) renewing the Lease, as if cut off; back, the node reports its condition again. */
     public void heartbeats(boolean on) {
         if (on && !heartbeating) {
-            reportReady = true;
+            statusToWrite = true;
         }
         heartbeating = on;
+    }
+
+    /** Reports the node Ready, or NotReady (KubeletNotReady) while its Lease is still renewed; written at once. */
+    public void ready(boolean isReady) {
+        ready = isReady;
+        statusToWrite = true;
+        if (heartbeating) {
+            writeReadyCondition();
+        }
+    }
+
+    public Faults faults() {
+        return new Faults(heartbeating, ready);
+    }
+
+    /**
+     * The container of the pod (its first when null) exits with the code. It is restarted
+     * after the start-up delay when the pod's restartPolicy restarts it; otherwise the pod
+     * ends, Failed (or Succeeded for exit code 0). False when the pod has no such container.
+     */
+    public boolean crash(Pod pod, String container, int exitCode) {
+        List<Container> containers = pod.getSpec().getContainers();
+        String name = container != null ? container : containers.isEmpty() ? null : containers.get(0).getName();
+        if (name == null || containers.stream().noneMatch(c -> c.getName().equals(name))) {
+            return false;
+        }
+        Instant now = clock.instant();
+        runs.computeIfAbsent(Keys.of(pod), k -> new ConcurrentHashMap<>()).compute(name, (k, r) ->
+                new Run(r == null ? 0 : r.restarts(), r == null ? now : r.startedAt(), exitCode, now, now));
+        return true;
     }
 
     // ---- the Node and its Lease
@@ -164,7 +157,7 @@ public final class NodeAgent implements AutoCloseable {
         return new NodeBuilder().withNewMetadata().withName(config.name()).withLabels(labels).endMetadata()
                 .withNewSpec().withTaints(config.taints()).endSpec()
                 .withNewStatus().withCapacity(capacity).withAllocatable(capacity)
-                .withConditions(ready("True", "KubeletReady", "kubelet is posting ready status"))
+                .withConditions(readyCondition())
                 .addNewAddress().withType("InternalIP").withAddress(config.address()).endAddress()
                 .addNewAddress().withType("Hostname").withAddress(config.name()).endAddress()
                 .withImages(config.images().stream().map(i -> new ContainerImageBuilder().withNames(i)
@@ -174,13 +167,16 @@ public final class NodeAgent implements AutoCloseable {
                 .endStatus().build();
     }
 
-    private NodeCondition ready(String status, String reason, String message) {
-        return new NodeConditionBuilder().withType("Ready").withStatus(status).withReason(reason).withMessage(message)
+    private NodeCondition readyCondition() {
+        return new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
+                .withReason(ready ? "KubeletReady" : "KubeletNotReady")
+                .withMessage(ready ? "kubelet is posting ready status"
+                        : "container runtime network not ready: simulated fault")
                 .withLastHeartbeatTime(now()).withLastTransitionTime(now()).build();
     }
 
-    /** Creates the Node, or takes over an existing one, and reports it Ready. */
-    private void register() {
+    /** Creates the Node, or takes over an existing one, reports its condition and takes its Lease. */
+    void register() {
         Node wanted = desiredNode();
         Node current;
         try {
@@ -191,21 +187,19 @@ public final class NodeAgent implements AutoCloseable {
             }
             current = client.get(Node.class, null, config.name()).orElseThrow(() -> e);
         }
-        setStatus(current, wanted.getStatus().getConditions().get(0));
+        setStatus(current);
+        renewLease();
     }
 
-    /** Writes the node's status with this Ready condition (re-reading on a conflict). */
-    private void setStatus(Node base, NodeCondition readyCondition) {
+    /** Writes the node's status with its Ready condition as the faults have it (re-reading on a conflict). */
+    private void setStatus(Node base) {
         Node current = base;
         for (int attempt = 0; attempt < 5; attempt++) {
             Node changed = Json.convert(Json.toTree(current), Node.class);
-            Node wanted = desiredNode();
-            changed.setStatus(wanted.getStatus());
-            List<NodeCondition> conditions = new ArrayList<>();
-            conditions.add(readyCondition);
-            changed.getStatus().setConditions(conditions);
+            changed.setStatus(desiredNode().getStatus());
             try {
                 client.updateStatus(changed);
+                statusToWrite = false;
                 return;
             } catch (ApiException e) {
                 if (e.code() != 409) {
@@ -216,34 +210,44 @@ public final class NodeAgent implements AutoCloseable {
         }
     }
 
-    private void beat() {
-        while (running) {
-            try {
-                Thread.sleep(config.heartbeat().toMillis());
-                if (heartbeating) {
-                    renewLease();
-                    if (reportReady) {
-                        reportReady = false;
-                        setStatus(client.get(Node.class, null, config.name()).orElseThrow(),
-                                ready("True", "KubeletReady", "kubelet is posting ready status"));
-                    }
-                }
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                log.debug("node {}: heartbeat failed: {}", config.name(), e.toString());
-            }
+    private void writeReadyCondition() {
+        client.get(Node.class, null, config.name()).ifPresent(this::setStatus);
+    }
+
+    /** One heartbeat: the Lease renewed, and the Ready condition written if it is owed. */
+    void heartbeat() {
+        if (!heartbeating) {
+            return;
+        }
+        renewLease();
+        if (statusToWrite) {
+            writeReadyCondition();
         }
     }
 
+    /** Renews the Lease last written (one request), reading it again only when that one is stale or gone. */
     private void renewLease() {
         ZonedDateTime now = ZonedDateTime.ofInstant(clock.instant(), ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
-        Lease lease = client.get(Lease.class, LEASE_NAMESPACE, config.name()).orElse(null);
-        if (lease == null) {
+        Lease known = lease;
+        if (known != null) {
+            Lease renewed = Json.convert(Json.toTree(known), Lease.class);
+            renewed.getSpec().setRenewTime(now);
             try {
-                client.create(new LeaseBuilder().withNewMetadata().withNamespace(LEASE_NAMESPACE)
+                lease = client.update(renewed);
+                return;
+            } catch (ApiException e) {
+                lease = null;
+                if (e.code() != 409 && e.code() != 404) {
+                    throw e;
+                }
+            }
+        }
+        Lease current = client.get(Lease.class, LEASE_NAMESPACE, config.name()).orElse(null);
+        if (current == null) {
+            try {
+                lease = client.create(new LeaseBuilder().withNewMetadata().withNamespace(LEASE_NAMESPACE)
                         .withName(config.name()).endMetadata().withNewSpec().withHolderIdentity(config.name())
-                        .withLeaseDurationSeconds(40).withRenewTime(now).endSpec().build());
+                        .withLeaseDurationSeconds(LEASE_DURATION_SECONDS).withRenewTime(now).endSpec().build());
             } catch (ApiException e) {
                 if (e.code() != 409) {
                     throw e;
@@ -251,45 +255,23 @@ public final class NodeAgent implements AutoCloseable {
             }
             return;
         }
-        lease.getSpec().setRenewTime(now);
-        lease.getSpec().setHolderIdentity(config.name());
-        client.update(lease);
+        current.getSpec().setRenewTime(now);
+        current.getSpec().setHolderIdentity(config.name());
+        lease = client.update(current);
     }
 
     // ---- the pods
 
-    private void work() {
-        while (running) {
-            String key;
-            try {
-                key = queue.get(200, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (key == null) {
-                continue;
-            }
-            try {
-                Duration again = sync(key);
-                queue.forget(key);
-                if (again != null) {
-                    queue.addAfter(key, again);
-                }
-            } catch (RuntimeException e) {
-                log.debug("node {}: {} failed, retrying: {}", config.name(), key, e.toString());
-                queue.addRateLimited(key);
-            } finally {
-                queue.done(key);
-            }
-        }
+    /** The pod is gone from the node: nothing is kept of it. */
+    void forget(String key) {
+        firstSeen.remove(key);
+        addresses.remove(key);
+        runs.remove(key);
     }
 
-    /** Moves one pod a step along; returns when to look at it again, or null. */
-    Duration sync(String key) {
-        Pod pod = pods.indexer().get(key).orElse(null);
-        if (pod == null || !config.name().equals(pod.getSpec().getNodeName())) {
-            return null;
-        }
+    /** Moves one pod bound to this node a step along; returns when to look at it again, or null. */
+    Duration sync(Pod pod) {
+        String key = Keys.of(pod);
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             try {
                 client.delete(Pod.class, pod.getMetadata().getNamespace(), pod.getMetadata().getName(), null, 0L);
@@ -310,27 +292,51 @@ public final class NodeAgent implements AutoCloseable {
                 if (wait.compareTo(Duration.ZERO) > 0) {
                     return wait;
                 }
-                writeStatus(pod, "Running", true, now);
+                writeStatus(pod, "Running", now);
                 return runTime(pod);
             }
             case "Running" -> {
-                Duration runFor = runTime(pod);
-                if (runFor == null) {
-                    return null;
-                }
-                Instant started = pod.getStatus().getStartTime() == null ? now
-                        : Instant.parse(pod.getStatus().getStartTime());
-                Duration left = Duration.between(now, started.plus(runFor));
-                if (left.compareTo(Duration.ZERO) > 0) {
-                    return left;
-                }
-                writeStatus(pod, "Succeeded", false, now);
-                return null;
+                return running(pod, key, now);
             }
             default -> {
                 return null;
             }
         }
+    }
+
+    private Duration running(Pod pod, String key, Instant now) {
+        Map<String, Run> containers = runs.getOrDefault(key, Map.of());
+        String policy = Objects.requireNonNullElse(pod.getSpec().getRestartPolicy(), "Always");
+        for (Map.Entry<String, Run> e : containers.entrySet()) {
+            Run r = e.getValue();
+            if (r.crashedAt() == null) {
+                continue;
+            }
+            boolean restarts = "Always".equals(policy) || ("OnFailure".equals(policy) && r.lastExitCode() != 0);
+            if (!restarts) {
+                writeStatus(pod, r.lastExitCode() == 0 ? "Succeeded" : "Failed", now);
+                return null;
+            }
+            Instant back = r.crashedAt().plus(config.startupDelay());
+            if (now.isBefore(back)) {
+                writeStatus(pod, "Running", now); // down, waiting to restart
+                return Duration.between(now, back);
+            }
+            runs.get(key).put(e.getKey(), new Run(r.restarts() + 1, now, r.lastExitCode(), r.lastFinishedAt(), null));
+            writeStatus(pod, "Running", now);
+            return Duration.ZERO;
+        }
+        Duration runFor = runTime(pod);
+        if (runFor == null) {
+            return null;
+        }
+        Instant started = pod.getStatus().getStartTime() == null ? now : Instant.parse(pod.getStatus().getStartTime());
+        Duration left = Duration.between(now, started.plus(runFor));
+        if (left.compareTo(Duration.ZERO) > 0) {
+            return left;
+        }
+        writeStatus(pod, "Succeeded", now);
+        return null;
     }
 
     /** How long the pod runs before it succeeds: only pods that do not restart and say so. */
@@ -348,16 +354,64 @@ public final class NodeAgent implements AutoCloseable {
         }
     }
 
-    private void writeStatus(Pod pod, String phase, boolean ready, Instant now) {
+    /** When the container started running, as the pod's status already says. */
+    private static java.util.Optional<String> runningSince(Pod pod, String container) {
+        if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return java.util.Optional.empty();
+        }
+        return pod.getStatus().getContainerStatuses().stream().filter(s -> container.equals(s.getName()))
+                .filter(s -> s.getState() != null && s.getState().getRunning() != null)
+                .map(s -> s.getState().getRunning().getStartedAt()).filter(Objects::nonNull).findFirst();
+    }
+
+    /** Writes the pod's status in the phase, its containers as their runs have them; nothing when unchanged. */
+    private void writeStatus(Pod pod, String phase, Instant now) {
         String at = now.truncatedTo(ChronoUnit.SECONDS).toString();
+        String key = Keys.of(pod);
+        Map<String, Run> containerRuns = runs.getOrDefault(key, Map.of());
+        boolean ended = "Succeeded".equals(phase) || "Failed".equals(phase);
+        List<ContainerStatus> statuses = new ArrayList<>();
+        boolean allReady = !ended;
+        for (Container c : pod.getSpec().getContainers()) {
+            Run r = containerRuns.get(c.getName());
+            String startedAt = r == null ? runningSince(pod, c.getName()).orElse(at)
+                    : r.startedAt().truncatedTo(ChronoUnit.SECONDS).toString();
+            ContainerStatusBuilder b = new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage())
+                    .withImageID("simulated://" + c.getImage()).withContainerID("simulated://" + key + "/" + c.getName())
+                    .withRestartCount(r == null ? 0 : r.restarts());
+            if (r != null && r.lastExitCode() != null && (r.crashedAt() == null || ended)) {
+                // a previous run that ended: kept as lastState, as the kubelet keeps it
+                b.withNewLastState().withNewTerminated().withExitCode(r.lastExitCode())
+                        .withReason(r.lastExitCode() == 0 ? "Completed" : "Error")
+                        .withFinishedAt(r.lastFinishedAt().truncatedTo(ChronoUnit.SECONDS).toString())
+                        .endTerminated().endLastState();
+            }
+            if (ended) {
+                int exit = r != null && r.crashedAt() != null ? r.lastExitCode() : 0;
+                b.withReady(false).withStarted(false).withNewState().withNewTerminated().withExitCode(exit)
+                        .withReason(exit == 0 ? "Completed" : "Error").withStartedAt(startedAt).withFinishedAt(at)
+                        .endTerminated().endState();
+            } else if (r != null && r.crashedAt() != null) {
+                allReady = false;
+                b.withReady(false).withStarted(false).withNewState().withNewWaiting().withReason("CrashLoopBackOff")
+                        .withMessage("back-off restarting failed container " + c.getName()).endWaiting().endState()
+                        .withNewLastState().withNewTerminated().withExitCode(r.lastExitCode()).withReason("Error")
+                        .withStartedAt(startedAt)
+                        .withFinishedAt(r.crashedAt().truncatedTo(ChronoUnit.SECONDS).toString())
+                        .endTerminated().endLastState();
+            } else {
+                b.withReady(true).withStarted(true).withNewState().withNewRunning().withStartedAt(startedAt)
+                        .endRunning().endState();
+            }
+            statuses.add(b.build());
+        }
         Pod changed = Json.convert(Json.toTree(pod), Pod.class);
         if (changed.getStatus() == null) {
-            changed.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+            changed.setStatus(new PodStatus());
         }
-        var status = changed.getStatus();
+        PodStatus status = changed.getStatus();
         status.setPhase(phase);
         status.setHostIP(config.address());
-        String key = Keys.of(pod);
         status.setPodIP(addresses.computeIfAbsent(key, k -> config.podRange() + "." + nextAddress.getAndIncrement()));
         if (status.getStartTime() == null) {
             status.setStartTime(at);
@@ -367,28 +421,19 @@ public final class NodeAgent implements AutoCloseable {
             conditions.put(c.getType(), c);
         }
         for (String type : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
-            boolean value = type.equals("PodScheduled") || type.equals("Initialized") || ready;
+            boolean value = type.equals("PodScheduled") || type.equals("Initialized") || allReady;
             PodCondition old = conditions.get(type);
             if (old == null || !String.valueOf(value).equalsIgnoreCase(old.getStatus())) {
                 conditions.put(type, new PodConditionBuilder().withType(type).withStatus(value ? "True" : "False")
-                        .withReason(value ? null : "PodCompleted").withLastTransitionTime(at).build());
+                        .withReason(value ? null : ended ? "PodCompleted" : "ContainersNotReady")
+                        .withLastTransitionTime(at).build());
             }
         }
         status.setConditions(new ArrayList<>(conditions.values()));
-        Map<String, ContainerStatus> byName = new HashMap<>();
-        for (var c : pod.getSpec().getContainers()) {
-            ContainerStatusBuilder b = new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage())
-                    .withImageID("simulated://" + c.getImage()).withContainerID("simulated://" + key + "/" + c.getName())
-                    .withReady(ready).withStarted(ready).withRestartCount(0);
-            if (ready) {
-                b.withNewState().withNewRunning().withStartedAt(at).endRunning().endState();
-            } else {
-                b.withNewState().withNewTerminated().withExitCode(0).withReason("Completed").withFinishedAt(at)
-                        .endTerminated().endState();
-            }
-            byName.put(c.getName(), b.build());
+        status.setContainerStatuses(statuses);
+        if (Objects.equals(Json.toTree(status), Json.toTree(pod.getStatus()))) {
+            return;
         }
-        status.setContainerStatuses(pod.getSpec().getContainers().stream().map(c -> byName.get(c.getName())).toList());
         client.updateStatus(changed);
     }
 }

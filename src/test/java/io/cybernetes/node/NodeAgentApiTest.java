@@ -32,21 +32,23 @@ class NodeAgentApiTest extends ApiTestSupport {
     @Autowired
     LocalApi api;
 
+    NodeFleet fleet;
     NodeAgent agent;
 
     @BeforeAll
     void start() {
         assertThat(createNamespace(NS).code()).isIn(201, 409);
-        agent = new NodeAgent(ApiClients.local(api, token()), new NodeAgent.Config("sim-node-1", "8", "16Gi", 110,
+        fleet = new NodeFleet(ApiClients.local(api, token()), Clock.systemUTC(), 1);
+        agent = fleet.add(ApiClients.local(api, token()), new NodeAgent.Config("sim-node-1", "8", "16Gi", 110,
                 "zone-a", "region-1", Map.of("pool", "general"), List.of(new TaintBuilder().withKey("sim")
                 .withValue("yes").withEffect("PreferNoSchedule").build()), List.of("nginx:1.27"), "10.250.1",
-                "192.168.50.11", Duration.ofMillis(200), Duration.ofMillis(300)), Clock.systemUTC());
-        agent.start();
+                "192.168.50.11", Duration.ofMillis(200), Duration.ofMillis(300)));
+        fleet.start();
     }
 
     @AfterAll
     void stop() {
-        agent.close();
+        fleet.close();
     }
 
     private String phase(String pod) {

@@ -1,17 +1,11 @@
 package io.cybernetes.scheduler;
 
-import io.cybernetes.api.LocalApi;
-import io.cybernetes.apiserver.ApiTestSupport;
-import io.cybernetes.client.ApiClients;
-import io.cybernetes.node.NodeAgent;
+import io.cybernetes.apiserver.SimulatedClusterSupport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -27,19 +21,9 @@ import static org.awaitility.Awaitility.await;
  * spread constraint spreads pods over the zones.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestPropertySource(properties = {
-        "cybernetes.scheduler.enabled=true",
-        "cybernetes.nodes.count=3",
-        "cybernetes.nodes.startup-delay=100ms",
-        "cybernetes.nodes.heartbeat=1s",
-        "cybernetes.auth.data-dir=./target/test-data/scheduling",
-        "spring.datasource.url=jdbc:h2:mem:scheduling;DB_CLOSE_DELAY=-1"})
-class SchedulingApiTest extends ApiTestSupport {
+class SchedulingApiTest extends SimulatedClusterSupport {
 
     static final String NS = "scheduling";
-
-    @Autowired
-    LocalApi api;
 
     @BeforeAll
     void namespace() {
@@ -102,7 +86,7 @@ class SchedulingApiTest extends ApiTestSupport {
                 .get(0);
         assertThat(condition.path("type").asString()).isEqualTo("PodScheduled");
         assertThat(condition.path("status").asString()).isEqualTo("False");
-        assertThat(condition.path("message").asString()).startsWith("0/").endsWith(" Insufficient cpu.");
+        assertThat(condition.path("message").asString()).startsWith("0/").contains(" Insufficient cpu.");
         assertThat(get("/api/v1/namespaces/" + NS + "/events?fieldSelector=involvedObject.name=huge").json()
                 .path("items").toString()).contains("FailedScheduling");
         // the explanation's verdicts are what the message counts
@@ -112,7 +96,8 @@ class SchedulingApiTest extends ApiTestSupport {
         int nodes = why.path("status").path("nodesConsidered").asInt();
         assertThat(why.path("status").path("filtered").size()).isEqualTo(nodes);
         assertThat(condition.path("message").asString()).isEqualTo("0/" + nodes + " nodes are available: " + nodes
-                + " Insufficient cpu.");
+                + " Insufficient cpu. preemption: 0/" + nodes + " nodes are available: " + nodes
+                + " No preemption victims found for incoming pod.");
         for (JsonNode verdict : why.path("status").path("filtered")) {
             assertThat(verdict.path("plugin").asString()).isEqualTo("NodeResourcesFit");
             assertThat(verdict.path("reasons").get(0).asString()).isEqualTo("Insufficient cpu");
@@ -120,14 +105,10 @@ class SchedulingApiTest extends ApiTestSupport {
         assertThat(callAs("bob-token", "GET", "/apis/status.cybernetes.io/v1/namespaces/" + NS
                 + "/pods/huge/scheduling", null, null, "application/json").code()).isEqualTo(403);
 
-        try (NodeAgent big = new NodeAgent(ApiClients.local(api, token()), new NodeAgent.Config("big-node", "64",
-                "256Gi", 110, "zone-c", "region-2", Map.of(), List.of(), List.of(), "10.245.1", "192.168.9.1",
-                Duration.ofMillis(100), Duration.ofSeconds(1)), Clock.systemUTC())) {
-            big.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get("/api/v1/namespaces/" + NS
-                    + "/pods/huge").json().path("status").path("phase").asString()));
-            assertThat(get("/api/v1/namespaces/" + NS + "/pods/huge").text("spec.nodeName")).isEqualTo("big-node");
-        }
+        startNodes(node("big-node", "64", "zone-c", Map.of(), List.of()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get("/api/v1/namespaces/" + NS
+                + "/pods/huge").json().path("status").path("phase").asString()));
+        assertThat(get("/api/v1/namespaces/" + NS + "/pods/huge").text("spec.nodeName")).isEqualTo("big-node");
     }
 
     @Test

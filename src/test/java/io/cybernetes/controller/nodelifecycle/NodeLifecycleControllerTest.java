@@ -112,13 +112,39 @@ class NodeLifecycleControllerTest {
         Node back = (Node) client.updates.get(client.updates.size() - 1);
         assertThat(back.getSpec().getTaints()).isEmpty();
         assertThat(nodes.get("n1").orElseThrow().getSpec().getTaints()).as("the cached object is never changed")
-                .hasSize(1);
+                .hasSize(2);
     }
 
     @Test
     void tolerationsDecideHowLongAPodStays() {
-        assertThat(NodeLifecycleController.toleratedFor(pod("a", null, false))).isEqualTo(Duration.ZERO);
-        assertThat(NodeLifecycleController.toleratedFor(pod("b", 300L, true))).isEqualTo(Duration.ofSeconds(300));
-        assertThat(NodeLifecycleController.toleratedFor(pod("c", null, true))).isNull();
+        String key = NodeLifecycleController.UNREACHABLE;
+        assertThat(NodeLifecycleController.toleratedFor(pod("a", null, false), key)).isEqualTo(Duration.ZERO);
+        assertThat(NodeLifecycleController.toleratedFor(pod("b", 300L, true), key)).isEqualTo(Duration.ofSeconds(300));
+        assertThat(NodeLifecycleController.toleratedFor(pod("c", null, true), key)).isNull();
+        assertThat(NodeLifecycleController.toleratedFor(pod("d", null, true), NodeLifecycleController.NOT_READY))
+                .as("a toleration of another taint").isEqualTo(Duration.ZERO);
+    }
+
+    @Test
+    void aNodeReportingNotReadyIsTaintedNotReadyItsPodsEvictedAndUntaintedWhenReady() {
+        pods.put(pod("intolerant", null, false));
+        nodes.put(new NodeBuilder(nodes.get("n1").orElseThrow()).withNewStatus().addNewCondition().withType("Ready")
+                .withStatus("False").withReason("KubeletNotReady").endCondition().endStatus().build());
+        controller.reconcile(new Request("", "n1"));
+        assertThat(writes("updateStatus Node")).as("its own report stands").isZero();
+        Node tainted = (Node) client.updates.get(0);
+        assertThat(tainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
+                .containsExactlyInAnyOrder(NodeLifecycleController.NOT_READY + ":NoSchedule",
+                        NodeLifecycleController.NOT_READY + ":NoExecute");
+        nodes.put(tainted);
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).contains("delete Pod intolerant");
+
+        nodes.put(new NodeBuilder(tainted).editStatus().editFirstCondition().withStatus("True")
+                .withReason("KubeletReady").endCondition().endStatus().build());
+        client.actions.clear();
+        controller.reconcile(new Request("", "n1"));
+        Node back = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(back.getSpec().getTaints()).isEmpty();
     }
 }

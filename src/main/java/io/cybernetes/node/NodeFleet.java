@@ -1,0 +1,191 @@
+package io.cybernetes.node;
+
+import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Keys;
+import io.cybernetes.client.RateLimitingQueue;
+import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.client.SharedInformer;
+import io.fabric8.kubernetes.api.model.Pod;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs many simulated nodes with few threads, as KWOK does: one watch of the pods bound to
+ * any node (through the fleet's client), one work queue whose workers move each pod along
+ * on its node's agent (writing as that node), and one scheduler of heartbeats, each node's
+ * renewing its Lease at its own interval from a random offset so that a thousand nodes do
+ * not beat at once.
+ */
+public final class NodeFleet implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeFleet.class);
+
+    private final ApiClient watchClient;
+    private final Clock clock;
+    private final int workers;
+    private final Map<String, NodeAgent> agents = new ConcurrentHashMap<>();
+    private SharedInformer<Pod> pods;
+    private RateLimitingQueue<String> queue;
+    private ScheduledExecutorService heartbeats;
+    private final List<Thread> workerThreads = new ArrayList<>();
+    private volatile boolean running;
+
+    /**
+     * @param watchClient the client that watches pods bound to nodes (a node's identity may: it can list pods)
+     * @param workers     how many threads move pods along
+     */
+    public NodeFleet(ApiClient watchClient, Clock clock, int workers) {
+        this.watchClient = watchClient;
+        this.clock = clock;
+        this.workers = Math.max(1, workers);
+    }
+
+    /** Adds a node writing through its own client; registered at once when the fleet runs. */
+    public synchronized NodeAgent add(ApiClient client, NodeAgent.Config config) {
+        NodeAgent agent = new NodeAgent(client, config, clock);
+        if (agents.putIfAbsent(config.name(), agent) != null) {
+            throw new IllegalArgumentException("node " + config.name() + " is in the fleet already");
+        }
+        if (running) {
+            startAgent(agent);
+        }
+        return agent;
+    }
+
+    public Optional<NodeAgent> agent(String name) {
+        return Optional.ofNullable(agents.get(name));
+    }
+
+    public List<NodeAgent> agents() {
+        return List.copyOf(agents.values());
+    }
+
+    /** The pod as the fleet's watch has it, if it is bound to one of its nodes. */
+    public Optional<Pod> pod(String namespace, String name) {
+        SharedInformer<Pod> informer = pods;
+        return informer == null ? Optional.empty() : informer.indexer().get(namespace + "/" + name)
+                .filter(p -> agents.containsKey(p.getSpec().getNodeName()));
+    }
+
+    /** Fault injection: the pod's container (its first when null) exits; false when the fleet does not run it. */
+    public boolean crash(String namespace, String name, String container, int exitCode) {
+        Optional<Pod> pod = pod(namespace, name);
+        if (pod.isEmpty() || !agents.get(pod.get().getSpec().getNodeName()).crash(pod.get(), container, exitCode)) {
+            return false;
+        }
+        queue.add(Keys.of(pod.get()));
+        return true;
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        queue = RateLimitingQueue.withDefaultLimits("node-fleet");
+        heartbeats = new ScheduledThreadPoolExecutor(2, r -> {
+            Thread t = new Thread(r, "node-heartbeats");
+            t.setDaemon(true);
+            return t;
+        });
+        pods = new SharedInformer<>("pods-on-nodes", watchClient.listerWatcher(Pod.class, null, "spec.nodeName!="),
+                Duration.ofMinutes(5));
+        RateLimitingQueue<String> q = queue;
+        pods.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod p) {
+                if (agents.containsKey(p.getSpec().getNodeName())) {
+                    q.add(Keys.of(p));
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod p) {
+                onAdd(p);
+            }
+
+            @Override
+            public void onDelete(Pod p, boolean finalStateUnknown) {
+                NodeAgent agent = agents.get(p.getSpec().getNodeName());
+                if (agent != null) {
+                    agent.forget(Keys.of(p));
+                }
+            }
+        });
+        for (NodeAgent agent : agents.values()) {
+            startAgent(agent);
+        }
+        pods.start();
+        for (int i = 0; i < workers; i++) {
+            Thread t = new Thread(() -> work(q), "node-pods-" + i);
+            t.setDaemon(true);
+            t.start();
+            workerThreads.add(t);
+        }
+    }
+
+    private void startAgent(NodeAgent agent) {
+        agent.register();
+        long period = agent.config().heartbeat().toMillis();
+        heartbeats.scheduleWithFixedDelay(() -> {
+            try {
+                agent.heartbeat();
+            } catch (RuntimeException e) {
+                log.debug("node {}: heartbeat failed: {}", agent.name(), e.toString());
+            }
+        }, ThreadLocalRandom.current().nextLong(period) + 1, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void work(RateLimitingQueue<String> q) {
+        while (running) {
+            String key;
+            try {
+                key = q.get(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (key == null) {
+                continue;
+            }
+            try {
+                Pod pod = pods.indexer().get(key).orElse(null);
+                NodeAgent agent = pod == null ? null : agents.get(pod.getSpec().getNodeName());
+                Duration again = agent == null ? null : agent.sync(pod);
+                q.forget(key);
+                if (again != null) {
+                    q.addAfter(key, again);
+                }
+            } catch (RuntimeException e) {
+                log.debug("node fleet: {} failed, retrying: {}", key, e.toString());
+                q.addRateLimited(key);
+            } finally {
+                q.done(key);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        queue.shutDown();
+        pods.stop();
+        heartbeats.shutdownNow();
+        workerThreads.forEach(Thread::interrupt);
+        workerThreads.clear();
+    }
+}

@@ -1,0 +1,64 @@
+package io.cybernetes.node.internal;
+
+import io.cybernetes.api.InProcessCredentials;
+import io.cybernetes.api.LocalApi;
+import io.cybernetes.client.ApiClients;
+import io.cybernetes.node.NodeAgent;
+import io.cybernetes.node.NodeFleet;
+import io.cybernetes.node.NodeProperties;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The fleet of simulated nodes this process runs, each node as {@code system:node:<name>}
+ * (in {@code system:nodes}) through the in-process client; a fresh fleet on every start,
+ * as a stopped one does not start again.
+ */
+final class SimulatedNodes {
+
+    private final LocalApi api;
+    private final InProcessCredentials credentials;
+    private final NodeProperties props;
+    private volatile NodeFleet fleet;
+
+    SimulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props) {
+        this.api = api;
+        this.credentials = credentials;
+        this.props = props;
+    }
+
+    Optional<NodeFleet> fleet() {
+        return Optional.ofNullable(fleet);
+    }
+
+    synchronized void start() {
+        if (props.count() <= 0) {
+            return;
+        }
+        NodeFleet f = new NodeFleet(client(props.namePrefix() + 1), Clock.systemUTC(), 2);
+        for (int i = 1; i <= props.count(); i++) {
+            String name = props.namePrefix() + i;
+            String zone = props.zones().isEmpty() ? "zone-a" : props.zones().get((i - 1) % props.zones().size());
+            f.add(client(name), new NodeAgent.Config(name, props.cpu(), props.memory(), props.pods(), zone,
+                    props.region(), Map.of(), List.of(), props.images(), "10.244." + i, "192.168.0." + (10 + i),
+                    props.startupDelay(), props.heartbeat()));
+        }
+        f.start();
+        fleet = f;
+    }
+
+    private io.cybernetes.client.ApiClient client(String node) {
+        return ApiClients.local(api, credentials.tokenFor("system:node:" + node, List.of("system:nodes")));
+    }
+
+    synchronized void stop() {
+        NodeFleet f = fleet;
+        fleet = null;
+        if (f != null) {
+            f.close();
+        }
+    }
+}
