@@ -28,6 +28,12 @@ public final class ApiClients {
         return new HttpApiClient(base, TlsContexts.of(caCert, clientCert, clientKey), null);
     }
 
+    /** As above, with the certificates and key in memory (a node agent issues its nodes' own). */
+    public static ApiClient https(URI base, java.security.cert.X509Certificate ca,
+                                  java.security.cert.X509Certificate clientCert, java.security.PrivateKey clientKey) {
+        return new HttpApiClient(base, TlsContexts.of(ca, clientCert, clientKey), null);
+    }
+
     /** A client of this process's API server, authenticated by the token (see {@link io.cybernetes.api.InProcessCredentials}). */
     public static ApiClient local(LocalApi api, String token) {
         return new LocalApiClient(api, token);

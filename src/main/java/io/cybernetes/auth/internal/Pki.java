@@ -1,32 +1,14 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.auth.AuthProperties;
+import io.cybernetes.api.X509Certificates;
 import io.cybernetes.auth.ClusterPki;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
-import org.bouncycastle.asn1.x509.KeyUsage;
-import org.bouncycastle.cert.X509v3CertificateBuilder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.operator.ContentSigner;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,13 +20,10 @@ import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Date;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -86,8 +65,8 @@ final class Pki implements ClusterPki {
              java.nio.channels.FileLock lock = lockFile.lock()) {
             if (!Files.exists(dir.resolve("ca.crt"))) {
                 KeyPair caPair = rsa();
-                X509Certificate caCert = sign("CN=cybernetes-ca", caPair, caPair.getPrivate(), null, CA_VALIDITY, true,
-                        List.of(), null);
+                X509Certificate caCert = X509Certificates.sign("CN=cybernetes-ca", caPair.getPublic(),
+                        caPair.getPrivate(), null, CA_VALIDITY, null, List.of());
                 write("ca.crt", pem(caCert));
                 write("ca.key", pem(caPair.getPrivate()));
             }
@@ -95,14 +74,14 @@ final class Pki implements ClusterPki {
             this.caKey = readKey("ca.key");
             if (!Files.exists(dir.resolve("apiserver.crt"))) {
                 KeyPair kp = rsa();
-                write("apiserver.crt", pem(sign("CN=cybernetes-apiserver", kp, caKey, ca, CERT_VALIDITY, false,
-                        hostNames(props.hostNames()), KeyPurposeId.id_kp_serverAuth)));
+                write("apiserver.crt", pem(X509Certificates.sign("CN=cybernetes-apiserver", kp.getPublic(), caKey, ca,
+                        CERT_VALIDITY, X509Certificates.Purpose.SERVER, hostNames(props.hostNames()))));
                 write("apiserver.key", pem(kp.getPrivate()));
             }
             if (!Files.exists(dir.resolve("admin.crt"))) {
                 KeyPair kp = rsa();
-                write("admin.crt", pem(sign("CN=admin,O=system:masters", kp, caKey, ca, CERT_VALIDITY, false,
-                        List.of(), KeyPurposeId.id_kp_clientAuth)));
+                write("admin.crt", pem(X509Certificates.sign("CN=admin,O=system:masters", kp.getPublic(), caKey, ca,
+                        CERT_VALIDITY, X509Certificates.Purpose.CLIENT, List.of())));
                 write("admin.key", pem(kp.getPrivate()));
             }
             if (!Files.exists(dir.resolve("admin.token"))) {
@@ -123,7 +102,7 @@ final class Pki implements ClusterPki {
             this.adminToken = Files.readString(dir.resolve("admin.token")).trim();
         } catch (IOException e) {
             throw new UncheckedIOException("could not create or read the cluster PKI under " + dir, e);
-        } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException e) {
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException("could not create the cluster PKI", e);
         }
     }
@@ -145,38 +124,6 @@ final class Pki implements ClusterPki {
         return g.generateKeyPair();
     }
 
-    private static X509Certificate sign(String subject, KeyPair subjectKeys, PrivateKey issuerKey, X509Certificate issuer,
-                                        Duration validity, boolean isCa, List<String> sans, KeyPurposeId purpose)
-            throws GeneralSecurityException, IOException, org.bouncycastle.operator.OperatorCreationException {
-        Instant now = Instant.now();
-        X500Name subjectName = new X500Name(subject);
-        X500Name issuerName = issuer == null ? subjectName : new X500Name(issuer.getSubjectX500Principal().getName());
-        X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuerName,
-                new BigInteger(127, new SecureRandom()), Date.from(now.minus(Duration.ofMinutes(5))),
-                Date.from(now.plus(validity)), subjectName, subjectKeys.getPublic());
-        JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
-        b.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(subjectKeys.getPublic()));
-        if (isCa) {
-            b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign
-                    | KeyUsage.digitalSignature));
-        } else {
-            b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-            b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
-            b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(issuer));
-        }
-        if (!sans.isEmpty()) {
-            List<GeneralName> names = new ArrayList<>();
-            for (String s : sans) {
-                boolean ip = s.matches("[0-9.]+") || s.contains(":");
-                names.add(new GeneralName(ip ? GeneralName.iPAddress : GeneralName.dNSName, s));
-            }
-            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)));
-        }
-        ContentSigner signer = new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey);
-        return new JcaX509CertificateConverter().getCertificate(b.build(signer));
-    }
-
     private void write(String name, String content) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, content, StandardCharsets.UTF_8);
@@ -189,33 +136,16 @@ final class Pki implements ClusterPki {
         }
     }
 
-    private static String pem(Object o) throws IOException {
-        StringWriter sw = new StringWriter();
-        try (JcaPEMWriter w = new JcaPEMWriter(sw)) {
-            if (o instanceof PrivateKey k) {
-                w.writeObject(new org.bouncycastle.util.io.pem.PemObject("PRIVATE KEY", k.getEncoded()));
-            } else {
-                w.writeObject(o);
-            }
-        }
-        return sw.toString();
+    private static String pem(Object o) {
+        return X509Certificates.pem(o);
     }
 
     private X509Certificate readCert(String name) throws IOException, GeneralSecurityException {
-        try (var in = Files.newInputStream(dir.resolve(name))) {
-            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-        }
+        return X509Certificates.readCertificate(dir.resolve(name));
     }
 
     private PrivateKey readKey(String name) throws IOException {
-        try (PEMParser p = new PEMParser(new StringReader(Files.readString(dir.resolve(name))))) {
-            Object o = p.readObject();
-            JcaPEMKeyConverter conv = new JcaPEMKeyConverter();
-            if (o instanceof PEMKeyPair kp) {
-                return conv.getPrivateKey(kp.getPrivateKeyInfo());
-            }
-            return conv.getPrivateKey((PrivateKeyInfo) o);
-        }
+        return X509Certificates.readPrivateKey(dir.resolve(name));
     }
 
     private java.security.PublicKey readPublicKey(String name) throws IOException {

@@ -1,24 +1,18 @@
 package io.cybernetes.client.internal;
 
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import io.cybernetes.api.X509Certificates;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 
 /** TLS contexts from PEM files, as a kubeconfig names them: the cluster CA, and optionally a client certificate. */
 public final class TlsContexts {
@@ -29,17 +23,29 @@ public final class TlsContexts {
     /** Trusts {@code caCert}; presents {@code clientCert} with {@code clientKey} when they are not null. */
     public static SSLContext of(Path caCert, Path clientCert, Path clientKey) {
         try {
+            return of(X509Certificates.readCertificate(caCert),
+                    clientCert == null ? null : X509Certificates.readCertificate(clientCert),
+                    clientKey == null ? null : X509Certificates.readPrivateKey(clientKey));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use the certificates: " + e.getMessage(), e);
+        }
+    }
+
+    /** Trusts {@code ca}; presents {@code clientCert} with {@code clientKey} when they are not null. */
+    public static SSLContext of(X509Certificate ca, X509Certificate clientCert, PrivateKey clientKey) {
+        try {
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
-            trust.setCertificateEntry("ca", certificate(caCert));
+            trust.setCertificateEntry("ca", ca);
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);
             KeyManagerFactory kmf = null;
             if (clientCert != null && clientKey != null) {
                 KeyStore keys = KeyStore.getInstance("PKCS12");
                 keys.load(null, null);
-                keys.setKeyEntry("client", privateKey(clientKey), new char[0],
-                        new Certificate[] {certificate(clientCert)});
+                keys.setKeyEntry("client", clientKey, new char[0], new Certificate[] {clientCert});
                 kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
                 kmf.init(keys, new char[0]);
             }
@@ -50,26 +56,6 @@ public final class TlsContexts {
             throw new UncheckedIOException(e);
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use the certificates: " + e.getMessage(), e);
-        }
-    }
-
-    private static Certificate certificate(Path pem) throws IOException, GeneralSecurityException {
-        try (InputStream in = Files.newInputStream(pem)) {
-            return CertificateFactory.getInstance("X.509").generateCertificate(in);
-        }
-    }
-
-    private static PrivateKey privateKey(Path pem) throws IOException {
-        try (PEMParser p = new PEMParser(new StringReader(Files.readString(pem)))) {
-            Object o = p.readObject();
-            JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-            if (o instanceof PEMKeyPair pair) {
-                return converter.getKeyPair(pair).getPrivate();
-            }
-            if (o instanceof PrivateKeyInfo info) {
-                return converter.getPrivateKey(info);
-            }
-            throw new IOException(pem + " holds no private key");
         }
     }
 }
