@@ -48,38 +48,55 @@ public final class EventRecorder {
         record(about, "Warning", reason, message);
     }
 
-    public synchronized void record(HasMetadata about, String type, String reason, String message) {
+    /**
+     * Records the event. Only the recorder's memory is shared between callers (under its
+     * lock); the write itself is not, so that many threads — the scheduler's binders — record
+     * at once.
+     */
+    public void record(HasMetadata about, String type, String reason, String message) {
         String ns = about.getMetadata().getNamespace() == null || about.getMetadata().getNamespace().isEmpty()
                 ? "default" : about.getMetadata().getNamespace();
         String key = about.getKind() + "/" + ns + "/" + about.getMetadata().getName() + "/" + about.getMetadata().getUid()
                 + "/" + type + "/" + reason + "/" + message;
         ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
-        try {
+        String seenName = null;
+        int count = 1;
+        synchronized (this) {
             Event seen = recent.get(key);
             if (seen != null) {
-                seen.setCount(seen.getCount() + 1);
+                count = seen.getCount() + 1;
+                seen.setCount(count);
                 seen.setLastTimestamp(now.toString());
-                Event patched = client.patch(Event.class, ns, seen.getMetadata().getName(), "{\"count\":"
-                        + seen.getCount() + ",\"lastTimestamp\":\"" + now.toInstant() + "\"}");
-                recent.put(key, patched);
-                return;
+                seenName = seen.getMetadata().getName();
             }
-            Event e = new EventBuilder().withNewMetadata().withNamespace(ns)
-                    .withName(about.getMetadata().getName() + "." + Long.toHexString(System.nanoTime())
-                            + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000)))
-                    .endMetadata()
-                    .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(about.getApiVersion())
-                            .withKind(about.getKind()).withNamespace(about.getMetadata().getNamespace())
-                            .withName(about.getMetadata().getName()).withUid(about.getMetadata().getUid())
-                            .withResourceVersion(about.getMetadata().getResourceVersion()).build())
-                    .withType(type).withReason(reason).withMessage(message).withCount(1)
-                    .withFirstTimestamp(now.toInstant().toString()).withLastTimestamp(now.toInstant().toString())
-                    .withNewSource().withComponent(component).endSource()
-                    .withReportingComponent(component)
-                    .build();
-            recent.put(key, client.create(e));
+        }
+        try {
+            Event written;
+            if (seenName != null) {
+                written = client.patch(Event.class, ns, seenName, "{\"count\":" + count + ",\"lastTimestamp\":\""
+                        + now.toInstant() + "\"}");
+            } else {
+                written = client.create(new EventBuilder().withNewMetadata().withNamespace(ns)
+                        .withName(about.getMetadata().getName() + "." + Long.toHexString(System.nanoTime())
+                                + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000)))
+                        .endMetadata()
+                        .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(about.getApiVersion())
+                                .withKind(about.getKind()).withNamespace(about.getMetadata().getNamespace())
+                                .withName(about.getMetadata().getName()).withUid(about.getMetadata().getUid())
+                                .withResourceVersion(about.getMetadata().getResourceVersion()).build())
+                        .withType(type).withReason(reason).withMessage(message).withCount(1)
+                        .withFirstTimestamp(now.toInstant().toString()).withLastTimestamp(now.toInstant().toString())
+                        .withNewSource().withComponent(component).endSource()
+                        .withReportingComponent(component)
+                        .build());
+            }
+            synchronized (this) {
+                recent.put(key, written);
+            }
         } catch (ApiException ex) {
-            recent.remove(key);
+            synchronized (this) {
+                recent.remove(key);
+            }
             log.warn("{}: could not record {} {} about {}: {}", component, type, reason, about.getMetadata().getName(),
                     ex.getMessage());
         }

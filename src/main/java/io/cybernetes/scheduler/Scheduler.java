@@ -45,8 +45,55 @@ public final class Scheduler {
     private final SchedulerCache cache;
     private final EventRecorder events;
     private final Executor binder;
+    /**
+     * Writes the Scheduled events behind the bindings, as client-go's broadcaster does: at
+     * most {@value #QUEUED_REPORTS} wait, more are dropped, so that reporting never holds up
+     * binding.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor reports = new java.util.concurrent.ThreadPoolExecutor(1, 1,
+            0, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(QUEUED_REPORTS),
+            r -> {
+                Thread t = new Thread(r, "scheduler-events");
+                t.setDaemon(true);
+                return t;
+            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+    static final int QUEUED_REPORTS = 1000;
     private final Clock clock;
-    private final Map<String, Framework.Decision> lastDecisions = new ConcurrentHashMap<>();
+    /** Why pods wait: the whole last attempt of every pod that is unschedulable now. */
+    private final Map<String, Framework.Decision> waiting = new ConcurrentHashMap<>();
+    /** Where pods went: the last {@value #KEPT_PLACEMENTS} placements, each trimmed to its best nodes. */
+    private final Map<String, Framework.Decision> placed = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Framework.Decision> eldest) {
+                    return size() > KEPT_PLACEMENTS;
+                }
+            });
+    static final int KEPT_PLACEMENTS = 1000;
+    private final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bound = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong unschedulable = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bindFailures = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong preemptions = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong cycleNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bindNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger bindsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger maxBindsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * What the scheduler has done: attempts, pods bound, attempts that found no node, bindings
+     * refused, preemptions; time spent in scheduling cycles and in bindings; bindings under
+     * way now and at most at once (binding keeps up when that stays small).
+     */
+    public record Stats(long attempts, long bound, long unschedulable, long bindFailures, long preemptions,
+                        long cycleNanos, long bindNanos, int bindsInFlight, int maxBindsInFlight) {
+    }
+
+    public Stats stats() {
+        return new Stats(attempts.get(), bound.get(), unschedulable.get(), bindFailures.get(), preemptions.get(),
+                cycleNanos.get(), bindNanos.get(), bindsInFlight.get(), maxBindsInFlight.get());
+    }
+    static final int KEPT_NODES_PER_PLACEMENT = 100;
 
     public Scheduler(ApiClient client, Framework framework, SchedulingQueue queue, SchedulerCache cache,
                      EventRecorder events, Executor binder, Clock clock) {
@@ -66,11 +113,20 @@ public final class Scheduler {
             return false;
         }
         Pod pod = q.pod();
+        long started = System.nanoTime();
+        attempts.incrementAndGet();
         Framework.Decision d = framework.schedule(pod, cache.snapshot());
-        lastDecisions.put(q.key(), d);
+        if (d.scheduled()) {
+            waiting.remove(q.key());
+            placed.put(q.key(), d.trimmed(KEPT_NODES_PER_PLACEMENT));
+        } else {
+            waiting.put(q.key(), d);
+        }
         if (!d.scheduled()) {
             String nominated = d.postFilter() == null ? null : d.postFilter().nominatedNode();
+            unschedulable.incrementAndGet();
             if (d.preempting()) {
+                preemptions.incrementAndGet();
                 preempt(pod, d.postFilter());
             }
             if (nominated != null) {
@@ -79,22 +135,38 @@ public final class Scheduler {
             queue.unschedulable(q);
             events.warning(pod, "FailedScheduling", d.message());
             markUnschedulable(pod, d.message(), nominated);
+            cycleNanos.addAndGet(System.nanoTime() - started);
             return true;
         }
         cache.assume(pod, d.node());
+        maxBindsInFlight.accumulateAndGet(bindsInFlight.incrementAndGet(), Math::max);
+        cycleNanos.addAndGet(System.nanoTime() - started);
         binder.execute(() -> bind(q, d.node()));
         return true;
     }
 
     private void bind(SchedulingQueue.QueuedPod q, String node) {
+        long started = System.nanoTime();
+        try {
+            bindNow(q, node);
+        } finally {
+            bindsInFlight.decrementAndGet();
+            bindNanos.addAndGet(System.nanoTime() - started);
+        }
+    }
+
+    private void bindNow(SchedulingQueue.QueuedPod q, String node) {
         Pod pod = q.pod();
         try {
             client.bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), node);
+            bound.incrementAndGet();
             cache.finishBinding(pod);
             queue.done(q);
-            events.normal(pod, "Scheduled", "Successfully assigned " + Keys.of(pod) + " to " + node);
+            String message = "Successfully assigned " + Keys.of(pod) + " to " + node;
+            reports.execute(() -> events.normal(pod, "Scheduled", message));
         } catch (ApiException e) {
             cache.forget(pod);
+            bindFailures.incrementAndGet();
             if (e.code() == 404) {
                 queue.done(q); // the pod is gone
                 return;
@@ -218,11 +290,18 @@ public final class Scheduler {
 
     /** The last decision about the pod (namespace/name), to explain where it went or why nowhere. */
     public Optional<Framework.Decision> lastDecision(String podKey) {
-        return Optional.ofNullable(lastDecisions.get(podKey));
+        Framework.Decision d = waiting.get(podKey);
+        return Optional.ofNullable(d != null ? d : placed.get(podKey));
+    }
+
+    /** Stops writing events (the scheduler's term is over). */
+    public void close() {
+        reports.shutdownNow();
     }
 
     /** The pod is gone: its decision is no longer asked for. */
     public void forgetDecision(String podKey) {
-        lastDecisions.remove(podKey);
+        waiting.remove(podKey);
+        placed.remove(podKey);
     }
 }

@@ -12,12 +12,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Objects;
 
 /**
  * What the scheduler knows of the nodes: every Node and the pods bound to it, from the
@@ -30,8 +28,9 @@ import java.util.Set;
  * scheduler just made (the event may predate it), only binding, deletion or the
  * scheduler itself do.
  *
- * <p>Snapshots are incremental, as kube-scheduler's: a node's {@link NodeInfo} is rebuilt
- * only when something on it changed, so a cycle over 5,000 nodes does not rebuild 5,000.
+ * <p>Kept incrementally, as kube-scheduler keeps it: each change touches only its node's
+ * {@link NodeInfo}, and a snapshot for a cycle is the nodes' current infos, so a cycle over
+ * 5,000 nodes does not rebuild 5,000.
  */
 public final class SchedulerCache {
 
@@ -41,29 +40,60 @@ public final class SchedulerCache {
     }
 
     private final Clock clock;
-    private final Map<String, Node> nodes = new LinkedHashMap<>();
     private final Map<String, Pod> bound = new HashMap<>();
     private final Map<String, Assumed> assumed = new HashMap<>();
     private final Map<String, Pod> nominated = new HashMap<>();
-    /** Keys of the pods bound, assumed or nominated on each node. */
-    private final Map<String, Set<String>> keysByNode = new HashMap<>();
-    private final Map<String, NodeInfo> infos = new HashMap<>();
-    private final Set<String> dirty = new HashSet<>();
-    private List<NodeInfo> lastSnapshot;
+    /** The pods counted on each node (bound or assumed), by key, as its info counts them. */
+    private final Map<String, Map<String, Pod>> counted = new HashMap<>();
+    private final Map<String, Map<String, Pod>> nominatedByNode = new HashMap<>();
+    /** Every known node's info, in the order the nodes came, and where each is in that list. */
+    private final List<NodeInfo> infos = new ArrayList<>();
+    private final Map<String, Integer> positions = new HashMap<>();
+    private List<NodeInfo> lastSnapshot = List.of();
+    private boolean changed;
 
     public SchedulerCache(Clock clock) {
         this.clock = clock;
     }
 
     public synchronized void putNode(Node node) {
-        nodes.put(node.getMetadata().getName(), node);
-        touch(node.getMetadata().getName());
+        String name = node.getMetadata().getName();
+        NodeInfo known = info(name);
+        NodeInfo info = known != null ? known.withNode(node)
+                : NodeInfo.of(node, new ArrayList<>(counted.getOrDefault(name, Map.of()).values()));
+        Map<String, Pod> waiting = nominatedByNode.get(name);
+        if (known == null && waiting != null && !waiting.isEmpty()) {
+            info = info.withNominated(new ArrayList<>(waiting.values()));
+        }
+        set(name, info);
     }
 
     public synchronized void removeNode(String name) {
-        nodes.remove(name);
-        infos.remove(name);
-        lastSnapshot = null;
+        Integer at = positions.remove(name);
+        if (at != null) {
+            infos.remove((int) at);
+            for (int i = at; i < infos.size(); i++) {
+                positions.put(infos.get(i).name(), i);
+            }
+            changed = true;
+        }
+    }
+
+    private NodeInfo info(String node) {
+        Integer at = positions.get(node);
+        return at == null ? null : infos.get(at);
+    }
+
+    /** Puts the node's info in its place (at the end for a new node). */
+    private void set(String node, NodeInfo info) {
+        Integer at = positions.get(node);
+        if (at == null) {
+            positions.put(node, infos.size());
+            infos.add(info);
+        } else {
+            infos.set(at, info);
+        }
+        changed = true;
     }
 
     /** A pod as the watch shows it: counted on its node when bound (confirming it if assumed), else not. */
@@ -71,26 +101,49 @@ public final class SchedulerCache {
         String key = Keys.of(pod);
         String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (node == null || node.isEmpty() || terminal(pod)) {
-            unindex(key, bound.remove(key));
+            Pod old = bound.remove(key);
+            if (old != null) {
+                uncount(key, old.getSpec().getNodeName());
+            }
             return;
         }
+        unnominate(key);
         Assumed a = assumed.remove(key);
-        if (a != null) {
-            unindex(key, a.pod());
+        Pod old = bound.put(key, pod);
+        Pod before = a != null ? a.pod() : old;
+        String beforeNode = a != null ? a.node() : old == null ? null : old.getSpec().getNodeName();
+        if (before == null) {
+            count(key, node, pod);
+        } else if (!node.equals(beforeNode) || changedForScheduling(before, pod, a != null)) {
+            uncount(key, beforeNode);
+            count(key, node, pod);
+        } else {
+            counted.get(node).put(key, pod); // the same as counted: the info stays
         }
-        unindex(key, nominated.remove(key));
-        unindex(key, bound.put(key, pod));
-        index(key, node);
+    }
+
+    /**
+     * Whether the scheduler would count the pod differently: its labels, spec or being
+     * deleted changed. An assumed pod confirmed by its binding differs only in its node name
+     * (a binding changes nothing else), so its spec is not compared.
+     */
+    private static boolean changedForScheduling(Pod before, Pod after, boolean confirming) {
+        return !Objects.equals(before.getMetadata().getLabels(), after.getMetadata().getLabels())
+                || !Objects.equals(before.getMetadata().getDeletionTimestamp(), after.getMetadata().getDeletionTimestamp())
+                || (!confirming && !Objects.equals(before.getSpec(), after.getSpec()));
     }
 
     public synchronized void removePod(Pod pod) {
         String key = Keys.of(pod);
-        unindex(key, bound.remove(key));
+        Pod old = bound.remove(key);
+        if (old != null) {
+            uncount(key, old.getSpec().getNodeName());
+        }
         Assumed a = assumed.remove(key);
         if (a != null) {
-            unindex(key, a.pod());
+            uncount(key, a.node());
         }
-        unindex(key, nominated.remove(key));
+        unnominate(key);
     }
 
     private static boolean terminal(Pod pod) {
@@ -113,16 +166,37 @@ public final class SchedulerCache {
     /** The scheduler nominated the pod to the node (null or "": no node). */
     public synchronized void nominate(Pod pod, String node) {
         String key = Keys.of(pod);
-        unindex(key, nominated.remove(key));
+        unnominate(key);
         if (node != null && !node.isEmpty()) {
-            nominated.put(key, withNomination(pod, node));
-            index(key, node);
+            Pod p = withNomination(pod, node);
+            nominated.put(key, p);
+            Map<String, Pod> onNode = nominatedByNode.computeIfAbsent(node, k -> new LinkedHashMap<>());
+            onNode.put(key, p);
+            renominated(node, onNode);
+        }
+    }
+
+    private void unnominate(String key) {
+        Pod p = nominated.remove(key);
+        if (p != null) {
+            String node = nominatedNode(p);
+            Map<String, Pod> onNode = nominatedByNode.get(node);
+            if (onNode != null && onNode.remove(key) != null) {
+                renominated(node, onNode);
+            }
+        }
+    }
+
+    private void renominated(String node, Map<String, Pod> onNode) {
+        NodeInfo info = info(node);
+        if (info != null) {
+            set(node, info.withNominated(new ArrayList<>(onNode.values())));
         }
     }
 
     /** The pods nominated to the node. */
     public synchronized List<Pod> nominatedTo(String node) {
-        return nominated.values().stream().filter(p -> node.equals(nominatedNode(p))).toList();
+        return List.copyOf(nominatedByNode.getOrDefault(node, Map.of()).values());
     }
 
     private static String nominatedNode(Pod pod) {
@@ -143,12 +217,13 @@ public final class SchedulerCache {
 
     /** The decision is made: the pod counts on the node from now on, until confirmed or forgotten. */
     public synchronized void assume(Pod pod, String node) {
-        Pod placed = Json.convert(Json.toTree(pod), Pod.class);
-        placed.getSpec().setNodeName(node);
         String key = Keys.of(pod);
-        unindex(key, nominated.remove(key));
-        assumed.put(key, new Assumed(placed, node, Instant.MAX));
-        index(key, node);
+        unnominate(key);
+        Assumed before = assumed.put(key, new Assumed(pod, node, Instant.MAX));
+        if (before != null) {
+            uncount(key, before.node());
+        }
+        count(key, node, pod);
     }
 
     /** Its binding went through: the watch should show it soon; if not within 30 s, it expires. */
@@ -162,7 +237,7 @@ public final class SchedulerCache {
         String key = Keys.of(pod);
         Assumed a = assumed.remove(key);
         if (a != null) {
-            unindex(key, a.pod());
+            uncount(key, a.node());
         }
     }
 
@@ -173,75 +248,43 @@ public final class SchedulerCache {
     /** Drops assumed pods whose binding finished long ago without the watch confirming them. */
     public synchronized int expire() {
         Instant now = clock.instant();
-        List<Map.Entry<String, Assumed>> gone = assumed.entrySet().stream()
-                .filter(e -> e.getValue().expires().isBefore(now)).toList();
-        for (Map.Entry<String, Assumed> e : List.copyOf(gone)) {
-            assumed.remove(e.getKey());
-            unindex(e.getKey(), e.getValue().pod());
+        List<String> gone = assumed.entrySet().stream().filter(e -> e.getValue().expires().isBefore(now))
+                .map(Map.Entry::getKey).toList();
+        for (String key : gone) {
+            uncount(key, assumed.remove(key).node());
         }
         return gone.size();
     }
 
     /** Every node with its bound and assumed pods (and those nominated to it), for one scheduling cycle. */
     public synchronized List<NodeInfo> snapshot() {
-        if (lastSnapshot != null && dirty.isEmpty()) {
-            return lastSnapshot;
+        if (changed) {
+            lastSnapshot = List.copyOf(infos);
+            changed = false;
         }
-        for (String name : dirty) {
-            Node node = nodes.get(name);
-            if (node == null) {
-                infos.remove(name);
-                continue;
-            }
-            List<Pod> pods = new ArrayList<>();
-            List<Pod> waiting = new ArrayList<>();
-            for (String key : keysByNode.getOrDefault(name, Set.of())) {
-                Pod p = bound.get(key);
-                if (p == null) {
-                    Assumed a = assumed.get(key);
-                    p = a == null ? null : a.pod();
-                }
-                if (p != null) {
-                    pods.add(p);
-                } else if (nominated.containsKey(key)) {
-                    waiting.add(nominated.get(key));
-                }
-            }
-            NodeInfo info = NodeInfo.of(node, pods);
-            infos.put(name, waiting.isEmpty() ? info : info.withNominated(waiting));
-        }
-        dirty.clear();
-        List<NodeInfo> out = new ArrayList<>(nodes.size());
-        for (String name : nodes.keySet()) {
-            out.add(infos.get(name));
-        }
-        lastSnapshot = List.copyOf(out);
         return lastSnapshot;
     }
 
-    private void index(String key, String node) {
-        keysByNode.computeIfAbsent(node, k -> new LinkedHashSet<>()).add(key);
-        touch(node);
+    private void count(String key, String node, Pod pod) {
+        counted.computeIfAbsent(node, k -> new HashMap<>()).put(key, pod);
+        NodeInfo info = info(node);
+        if (info != null) {
+            set(node, info.withPod(pod));
+        }
     }
 
-    /** The pod that was there under the key no longer is (null: there was none). */
-    private void unindex(String key, Pod was) {
-        if (was == null) {
+    private void uncount(String key, String node) {
+        Map<String, Pod> onNode = counted.get(node);
+        Pod p = onNode == null ? null : onNode.remove(key);
+        if (p == null) {
             return;
         }
-        String node = was.getSpec() != null && was.getSpec().getNodeName() != null
-                && !was.getSpec().getNodeName().isEmpty() ? was.getSpec().getNodeName() : nominatedNode(was);
-        if (node == null) {
-            return;
+        if (onNode.isEmpty()) {
+            counted.remove(node);
         }
-        Set<String> keys = keysByNode.get(node);
-        if (keys != null && !bound.containsKey(key) && !assumed.containsKey(key) && !nominated.containsKey(key)) {
-            keys.remove(key);
+        NodeInfo info = info(node);
+        if (info != null) {
+            set(node, info.withoutPod(p));
         }
-        touch(node);
-    }
-
-    private void touch(String node) {
-        dirty.add(node);
     }
 }

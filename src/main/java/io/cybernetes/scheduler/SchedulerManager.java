@@ -30,6 +30,8 @@ public final class SchedulerManager {
 
     private static final Logger log = LoggerFactory.getLogger(SchedulerManager.class);
     public static final String SCHEDULER_NAME = "default-scheduler";
+    /** Threads binding pods: bindings wait on the store's commits, so that many overlap them. */
+    static final int BINDERS = 32;
 
     private final ApiClient client;
     private final Supplier<Framework> frameworks;
@@ -80,6 +82,12 @@ public final class SchedulerManager {
         return s == null ? Optional.empty() : s.lastDecision(podKey);
     }
 
+    /** What the scheduler of this or the last term has done (empty before this replica first led). */
+    public Optional<Scheduler.Stats> stats() {
+        Scheduler s = lastScheduler;
+        return s == null ? Optional.empty() : Optional.of(s.stats());
+    }
+
     static boolean pending(Pod p) {
         return p.getSpec() != null && (p.getSpec().getNodeName() == null || p.getSpec().getNodeName().isEmpty())
                 && p.getMetadata().getDeletionTimestamp() == null
@@ -99,7 +107,7 @@ public final class SchedulerManager {
         Framework framework = frameworks.get();
         SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort());
         SchedulerCache cache = new SchedulerCache(clock);
-        ExecutorService binders = Executors.newFixedThreadPool(16, r -> {
+        ExecutorService binders = Executors.newFixedThreadPool(BINDERS, r -> {
             Thread t = new Thread(r, "scheduler-binder");
             t.setDaemon(true);
             return t;
@@ -201,5 +209,6 @@ public final class SchedulerManager {
         t.queue().close();
         t.informers().stop();
         t.binders().shutdownNow();
+        t.scheduler().close();
     }
 }

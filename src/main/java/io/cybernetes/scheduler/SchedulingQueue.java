@@ -37,6 +37,17 @@ public final class SchedulingQueue {
         public String key() {
             return Keys.of(pod);
         }
+
+        /** One queue entry is itself only: the queues find it among thousands without comparing pods. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 
     private final Clock clock;

@@ -103,8 +103,11 @@ public final class Benchmark {
         List<String> props = new ArrayList<>(List.of("--server.port=0", "--cybernetes.apiserver.https-port=0",
                 "--cybernetes.apiserver.https-address=127.0.0.1", "--cybernetes.auth.data-dir=" + data,
                 "--logging.level.root=WARN", "--spring.main.banner-mode=off",
-                // the controller benchmark binds and runs pods with its own stand-in kubelet
-                "--cybernetes.scheduler.enabled=false", "--cybernetes.nodes.count=0"));
+                // the controller benchmark binds and runs pods with its own stand-in kubelet; the
+                // scheduler benchmark has the scheduler alone (as scheduler_perf), its nodes no kubelets
+                "--cybernetes.scheduler.enabled=" + "scheduler".equals(System.getProperty("bench.only")),
+                "--cybernetes.controllers.enabled=" + !"scheduler".equals(System.getProperty("bench.only")),
+                "--cybernetes.nodes.count=0"));
         Files.createDirectories(data);
         Files.writeString(data.resolve("tokens.csv"), BENCH_TOKEN + ",bench,bench,\"benchers\"\n");
         props.add("--cybernetes.auth.token-file=" + data.resolve("tokens.csv"));
@@ -132,9 +135,14 @@ public final class Benchmark {
         }
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(CybernetesApplication.class)
                 .run(props.toArray(String[]::new))) {
+            Path pki = ctx.getBean(ApiServerEndpoints.class).adminKubeconfig().getParent().resolve("pki");
+            String adminToken = Files.readString(pki.resolve("admin.token")).trim();
             if ("controllers".equals(System.getProperty("bench.only"))) {
-                Path pki = ctx.getBean(ApiServerEndpoints.class).adminKubeconfig().getParent().resolve("pki");
-                new ControllerBenchmark(ctx, Files.readString(pki.resolve("admin.token")).trim()).run();
+                new ControllerBenchmark(ctx, adminToken).run();
+            } else if ("scheduler".equals(System.getProperty("bench.only"))) {
+                new SchedulerBenchmark(ctx, adminToken).run();
+            } else if ("nodes".equals(System.getProperty("bench.only"))) {
+                new NodeAgentBenchmark(ctx, adminToken, pki).run();
             } else {
                 new Benchmark(ctx).run(db);
             }

@@ -44,4 +44,15 @@ public final class Fixtures {
     public static Pod pod(String name) {
         return pod(name, null, null).build();
     }
+
+    /** Normalizes scores kept by node name, as the framework normalizes them in the order scored. */
+    public static void normalize(io.cybernetes.scheduler.framework.Plugin.Score plugin,
+                                 io.cybernetes.scheduler.framework.CycleState state, Pod pod, Map<String, Long> scores) {
+        java.util.List<String> names = new java.util.ArrayList<>(scores.keySet());
+        long[] values = names.stream().mapToLong(scores::get).toArray();
+        plugin.normalize(state, pod, values);
+        for (int i = 0; i < values.length; i++) {
+            scores.put(names.get(i), values[i]);
+        }
+    }
 }

@@ -111,4 +111,46 @@ class SchedulerCacheTest {
         return cache.snapshot().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().nominatedPods()
                 .stream().map(x -> x.getMetadata().getName()).toList();
     }
+
+    @Test
+    void keptIncrementallyItAgreesWithNodesRebuiltFromScratch() {
+        java.util.Random random = new java.util.Random(42);
+        java.util.Map<String, Pod> live = new java.util.HashMap<>();
+        for (int step = 0; step < 2000; step++) {
+            String name = "p" + random.nextInt(60);
+            String node = random.nextBoolean() ? "n1" : "n2";
+            Pod p = new io.fabric8.kubernetes.api.model.PodBuilder(pod(name, (1 + random.nextInt(3)) * 100 + "m",
+                    null).build()).editMetadata().addToLabels("v", Integer.toString(random.nextInt(3))).endMetadata()
+                    .build();
+            switch (random.nextInt(6)) {
+                case 0 -> {
+                    if (!live.containsKey(name)) { // the scheduler assumes only pending pods
+                        cache.assume(p, node);
+                    }
+                }
+                case 1 -> cache.forget(p);
+                case 2, 3 -> {
+                    Pod b = bound(p, node);
+                    cache.putPod(b);
+                    live.put(name, b);
+                }
+                case 4 -> {
+                    cache.removePod(p);
+                    live.remove(name);
+                }
+                default -> cache.putNode(node(node));
+            }
+        }
+        for (NodeInfo info : cache.snapshot()) {
+            java.util.List<Pod> on = info.pods();
+            NodeInfo rebuilt = NodeInfo.of(info.node(), on);
+            assertThat(info.requested()).as(info.name()).isEqualTo(rebuilt.requested());
+            assertThat(info.nonZeroRequested()).isEqualTo(rebuilt.nonZeroRequested());
+            assertThat(on.stream().map(x -> x.getMetadata().getName()).distinct().count()).as("no pod twice")
+                    .isEqualTo(on.size());
+        }
+        java.util.Set<String> counted = new java.util.HashSet<>();
+        cache.snapshot().forEach(n -> n.pods().forEach(x -> counted.add(x.getMetadata().getName())));
+        assertThat(counted).containsAll(live.keySet());
+    }
 }

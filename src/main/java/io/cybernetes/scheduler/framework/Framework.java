@@ -3,7 +3,6 @@ package io.cybernetes.scheduler.framework;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +28,9 @@ public final class Framework implements Plugin.Handle {
 
     /** Below this many nodes, filtering and scoring run on the calling thread: handing work out would cost more. */
     static final int PARALLEL_FROM = 64;
+
+    /** How many of the scored nodes a decision keeps the per-plugin breakdown of (the best ones). */
+    public static final int SCORES_KEPT = 100;
 
     private final Profile profile;
     private final int percentageOfNodesToScore;
@@ -70,7 +72,29 @@ public final class Framework implements Plugin.Handle {
      */
     public record Decision(String node, int nodesConsidered, Map<String, Status> filtered,
                            Map<String, Map<String, Long>> scores, Status preFilter,
-                           Plugin.PostFilterResult postFilter) {
+                           Plugin.PostFilterResult postFilter, int omittedVerdicts, int omittedScores) {
+
+        Decision(String node, int nodesConsidered, Map<String, Status> filtered, Map<String, Map<String, Long>> scores,
+                 Status preFilter, Plugin.PostFilterResult postFilter) {
+            this(node, nodesConsidered, filtered, scores, preFilter, postFilter, 0, 0);
+        }
+
+        /**
+         * The decision with at most {@code max} verdicts and scored nodes (the scores come
+         * best first, the chosen one first of all), to keep it for explaining without keeping
+         * thousands.
+         */
+        public Decision trimmed(int max) {
+            if (filtered.size() <= max && scores.size() <= max) {
+                return this;
+            }
+            Map<String, Status> someVerdicts = new LinkedHashMap<>();
+            filtered.entrySet().stream().limit(max).forEach(e -> someVerdicts.put(e.getKey(), e.getValue()));
+            Map<String, Map<String, Long>> best = new LinkedHashMap<>();
+            scores.entrySet().stream().limit(max).forEach(e -> best.put(e.getKey(), e.getValue()));
+            return new Decision(node, nodesConsidered, someVerdicts, best, preFilter, postFilter,
+                    omittedVerdicts + filtered.size() - someVerdicts.size(), omittedScores + scores.size() - best.size());
+        }
 
         public boolean scheduled() {
             return node != null;
@@ -164,32 +188,47 @@ public final class Framework implements Plugin.Handle {
         for (Plugin.PreScore p : profile.preScores) {
             p.preScore(state, pod, feasible);
         }
+        int n = feasible.size();
+        List<Map.Entry<Plugin.Score, Long>> plugins = new ArrayList<>(profile.scores.entrySet());
+        long[][] weighted = new long[plugins.size()][n];
+        long[] totals = new long[n];
+        // every plugin scores a node in the same pass, so that the nodes are handed out once
+        forEach(n, i -> {
+            for (int k = 0; k < plugins.size(); k++) {
+                weighted[k][i] = plugins.get(k).getKey().score(state, pod, feasible.get(i));
+            }
+        });
+        for (int k = 0; k < plugins.size(); k++) {
+            plugins.get(k).getKey().normalize(state, pod, weighted[k]);
+            long weight = plugins.get(k).getValue();
+            for (int i = 0; i < n; i++) {
+                weighted[k][i] *= weight;
+                totals[i] += weighted[k][i];
+            }
+        }
+        int best = 0;
+        for (int i = 1; i < n; i++) {
+            if (totals[i] > totals[best]) {
+                best = i;
+            }
+        }
+        // the breakdown of the best-scored nodes, the chosen one first, for explaining
+        int chosen = best;
+        List<Integer> order = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        order.sort((x, y) -> x == chosen ? -1 : y == chosen ? 1 : Long.compare(totals[y], totals[x]));
         Map<String, Map<String, Long>> breakdown = new LinkedHashMap<>();
-        Map<String, Long> totals = new LinkedHashMap<>();
-        feasible.forEach(n -> totals.put(n.name(), 0L));
-        for (Map.Entry<Plugin.Score, Long> e : profile.scores.entrySet()) {
-            long[] raw = new long[feasible.size()];
-            forEach(feasible.size(), i -> raw[i] = e.getKey().score(state, pod, feasible.get(i)));
-            Map<String, Long> scores = new HashMap<>();
-            for (int i = 0; i < raw.length; i++) {
-                scores.put(feasible.get(i).name(), raw[i]);
+        for (int i : order.subList(0, Math.min(n, SCORES_KEPT))) {
+            Map<String, Long> byPlugin = new LinkedHashMap<>();
+            for (int k = 0; k < plugins.size(); k++) {
+                byPlugin.put(plugins.get(k).getKey().name(), weighted[k][i]);
             }
-            e.getKey().normalize(state, pod, scores);
-            for (NodeInfo n : feasible) {
-                long weighted = scores.get(n.name()) * e.getValue();
-                breakdown.computeIfAbsent(n.name(), k -> new LinkedHashMap<>()).put(e.getKey().name(), weighted);
-                totals.merge(n.name(), weighted, Long::sum);
-            }
+            breakdown.put(feasible.get(i).name(), byPlugin);
         }
-        String best = null;
-        long bestScore = Long.MIN_VALUE;
-        for (Map.Entry<String, Long> e : totals.entrySet()) {
-            if (e.getValue() > bestScore) {
-                best = e.getKey();
-                bestScore = e.getValue();
-            }
-        }
-        return new Decision(best, nodes.size(), filtered, breakdown, null, null);
+        return new Decision(feasible.get(best).name(), nodes.size(), filtered, breakdown, null, null, 0,
+                n - breakdown.size());
     }
 
     private Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -17,8 +18,10 @@ import java.util.Set;
 /**
  * One node as the scheduler sees it: the Node, the pods bound (or assumed) to it, what
  * they request in all, the host ports they hold and the images the node has; and the pods
- * nominated to it (waiting for preempted pods to leave). Immutable: adding a pod makes a
- * new one.
+ * nominated to it (waiting for preempted pods to leave). Immutable: a pod added or taken
+ * away makes a new one, which reuses what did not change (the node's allocatable and
+ * images are read once per Node, a pod's requests once per change), so that the
+ * scheduler's cache can follow thousands of nodes incrementally.
  */
 public final class NodeInfo {
 
@@ -30,19 +33,30 @@ public final class NodeInfo {
     private final Set<String> usedPorts;
     private final Map<String, Long> imageSizes;
     private final List<Pod> nominated;
+    private final List<Pod> withRequiredAntiAffinity;
 
-    private NodeInfo(Node node, List<Pod> pods, Resources requested, Resources nonZeroRequested, Set<String> usedPorts,
-                     List<Pod> nominated) {
+    private NodeInfo(Node node, List<Pod> pods, Resources allocatable, Map<String, Long> imageSizes,
+                     Resources requested, Resources nonZeroRequested, Set<String> usedPorts, List<Pod> nominated) {
         this.node = node;
         this.pods = List.copyOf(pods);
-        this.nominated = List.copyOf(nominated);
-        Resources alloc = node.getStatus() == null ? Resources.NONE
-                : Resources.of(node.getStatus().getAllocatable() != null && !node.getStatus().getAllocatable().isEmpty()
-                ? node.getStatus().getAllocatable() : node.getStatus().getCapacity());
-        this.allocatable = alloc;
+        this.allocatable = allocatable;
+        this.imageSizes = imageSizes;
         this.requested = requested;
         this.nonZeroRequested = nonZeroRequested;
         this.usedPorts = Set.copyOf(usedPorts);
+        this.nominated = List.copyOf(nominated);
+        this.withRequiredAntiAffinity = this.pods.stream().filter(NodeInfo::hasRequiredAntiAffinity).toList();
+    }
+
+    private static Resources allocatableOf(Node node) {
+        if (node.getStatus() == null) {
+            return Resources.NONE;
+        }
+        return Resources.of(node.getStatus().getAllocatable() != null && !node.getStatus().getAllocatable().isEmpty()
+                ? node.getStatus().getAllocatable() : node.getStatus().getCapacity());
+    }
+
+    private static Map<String, Long> imagesOf(Node node) {
         Map<String, Long> images = new HashMap<>();
         if (node.getStatus() != null && node.getStatus().getImages() != null) {
             for (ContainerImage image : node.getStatus().getImages()) {
@@ -51,7 +65,7 @@ public final class NodeInfo {
                 }
             }
         }
-        this.imageSizes = Map.copyOf(images);
+        return Map.copyOf(images);
     }
 
     public static NodeInfo of(Node node, List<Pod> pods) {
@@ -59,54 +73,101 @@ public final class NodeInfo {
         Resources nonZero = Resources.NONE;
         Set<String> ports = new HashSet<>();
         for (Pod p : pods) {
-            requested = requested.plus(Resources.requestedBy(p));
-            nonZero = nonZero.plus(Resources.nonZeroRequestedBy(p));
+            Resources r = Resources.requestedBy(p);
+            requested = requested.plus(r);
+            nonZero = nonZero.plus(Resources.nonZero(r));
             ports.addAll(hostPorts(p));
         }
-        return new NodeInfo(node, pods, requested, nonZero, ports, List.of());
+        return new NodeInfo(node, pods, allocatableOf(node), imagesOf(node), requested, nonZero, ports, List.of());
+    }
+
+    /** The same pods on the node as it is now (its allocatable, images, labels, taints may have changed). */
+    public NodeInfo withNode(Node changed) {
+        return new NodeInfo(changed, pods, allocatableOf(changed), imagesOf(changed), requested, nonZeroRequested,
+                usedPorts, nominated);
     }
 
     /** This node with these pods nominated to it. */
     public NodeInfo withNominated(List<Pod> nominatedPods) {
-        return new NodeInfo(node, pods, requested, nonZeroRequested, usedPorts, nominatedPods);
+        return new NodeInfo(node, pods, allocatable, imageSizes, requested, nonZeroRequested, usedPorts,
+                nominatedPods);
+    }
+
+    /** This node with one more pod on it. */
+    public NodeInfo withPod(Pod pod) {
+        List<Pod> more = new ArrayList<>(pods.size() + 1);
+        more.addAll(pods);
+        more.add(pod);
+        Set<String> ports = usedPorts;
+        Set<String> wanted = hostPorts(pod);
+        if (!wanted.isEmpty()) {
+            ports = new HashSet<>(usedPorts);
+            ports.addAll(wanted);
+        }
+        Resources r = Resources.requestedBy(pod);
+        return new NodeInfo(node, more, allocatable, imageSizes, requested.plus(r),
+                nonZeroRequested.plus(Resources.nonZero(r)), ports, nominated);
+    }
+
+    /** This node without the pod (compared by namespace and name); itself when the pod is not on it. */
+    public NodeInfo withoutPod(Pod pod) {
+        String key = key(pod);
+        Pod gone = null;
+        List<Pod> rest = new ArrayList<>(pods.size());
+        for (Pod p : pods) {
+            if (gone == null && key(p).equals(key)) {
+                gone = p;
+            } else {
+                rest.add(p);
+            }
+        }
+        if (gone == null) {
+            return this;
+        }
+        Set<String> ports = usedPorts;
+        if (!hostPorts(gone).isEmpty()) {
+            ports = new HashSet<>();
+            for (Pod p : rest) {
+                ports.addAll(hostPorts(p));
+            }
+        }
+        Resources r = Resources.requestedBy(gone);
+        return new NodeInfo(node, rest, allocatable, imageSizes, requested.minus(r),
+                nonZeroRequested.minus(Resources.nonZero(r)), ports, nominated);
     }
 
     /** This node without the pods (compared by namespace and name). */
-    public NodeInfo without(java.util.Collection<Pod> gone) {
-        Set<String> keys = new HashSet<>();
-        gone.forEach(p -> keys.add(key(p)));
-        return of(node, pods.stream().filter(p -> !keys.contains(key(p))).toList()).withNominated(nominated);
+    public NodeInfo without(Collection<Pod> gone) {
+        NodeInfo out = this;
+        for (Pod p : gone) {
+            out = out.withoutPod(p);
+        }
+        return out;
     }
 
     private static String key(Pod p) {
         return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
     }
-    /** This node with one more pod on it. */
-    public NodeInfo withPod(Pod pod) {
-        List<Pod> more = new ArrayList<>(pods);
-        more.add(pod);
-        Set<String> ports = new HashSet<>(usedPorts);
-        ports.addAll(hostPorts(pod));
-        return new NodeInfo(node, more, requested.plus(Resources.requestedBy(pod)),
-                nonZeroRequested.plus(Resources.nonZeroRequestedBy(pod)), ports, nominated);
-    }
 
     /** The host ports a pod wants, as {@code protocol/hostIP/port} (hostIP 0.0.0.0 when unset). */
     public static Set<String> hostPorts(Pod pod) {
-        Set<String> out = new HashSet<>();
         if (pod.getSpec() == null) {
-            return out;
+            return Set.of();
         }
+        Set<String> out = null;
         for (Container c : Objects.requireNonNullElse(pod.getSpec().getContainers(), List.<Container>of())) {
             for (ContainerPort p : Objects.requireNonNullElse(c.getPorts(), List.<ContainerPort>of())) {
                 if (p.getHostPort() != null && p.getHostPort() > 0) {
                     String ip = p.getHostIP() == null || p.getHostIP().isEmpty() ? "0.0.0.0" : p.getHostIP();
                     String protocol = p.getProtocol() == null ? "TCP" : p.getProtocol();
+                    if (out == null) {
+                        out = new HashSet<>();
+                    }
                     out.add(protocol + "/" + ip + "/" + p.getHostPort());
                 }
             }
         }
-        return out;
+        return out == null ? Set.of() : out;
     }
 
     public Node node() {
@@ -119,6 +180,18 @@ public final class NodeInfo {
 
     public List<Pod> pods() {
         return pods;
+    }
+
+    private static boolean hasRequiredAntiAffinity(Pod p) {
+        var a = p.getSpec() == null ? null : p.getSpec().getAffinity();
+        return a != null && a.getPodAntiAffinity() != null
+                && a.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() != null
+                && !a.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().isEmpty();
+    }
+
+    /** The pods on this node with required pod anti-affinity (they may keep others away), as kube-scheduler keeps them. */
+    public List<Pod> podsWithRequiredAntiAffinity() {
+        return withRequiredAntiAffinity;
     }
 
     /** The pods nominated to this node by preemption, not yet bound. */
@@ -140,6 +213,11 @@ public final class NodeInfo {
 
     public Set<String> usedPorts() {
         return usedPorts;
+    }
+
+    /** Whether the node reports any image. */
+    public boolean hasImages() {
+        return !imageSizes.isEmpty();
     }
 
     /** The size of the image on this node, or 0 when it does not have it. */

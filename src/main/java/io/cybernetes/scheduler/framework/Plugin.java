@@ -79,8 +79,11 @@ public interface Plugin {
     interface Score extends Plugin {
         long score(CycleState state, Pod pod, NodeInfo node);
 
-        /** Brings the scores of all feasible nodes into 0..{@link #MAX_SCORE}; by default they already are. */
-        default void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
+        /**
+         * Brings the scores of all feasible nodes (in the order they were scored) into
+         * 0..{@link #MAX_SCORE}, in place; by default they already are.
+         */
+        default void normalize(CycleState state, Pod pod, long[] scores) {
         }
     }
 

@@ -7,7 +7,6 @@ import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,25 +39,37 @@ public final class ImageLocality implements Plugin.PreScore, Plugin.Score {
         return pod.getSpec() == null ? List.of() : Objects.requireNonNullElse(pod.getSpec().getContainers(), List.of());
     }
 
-    /** How many of the nodes have each of the pod's images. */
+    /**
+     * Prepares to count how many of the nodes have each of the pod's images — counted only
+     * when a node that has one is scored, as most clusters' nodes report none.
+     */
     @Override
     public Status preScore(CycleState state, Pod pod, List<NodeInfo> nodes) {
-        Map<String, Integer> spread = new HashMap<>();
-        for (Container c : containers(pod)) {
-            String image = normalize(c.getImage());
-            int have = 0;
-            for (NodeInfo n : nodes) {
-                if (size(n, image) > 0) {
-                    have++;
-                }
-            }
-            spread.put(image, have);
-        }
-        state.write(KEY, new Spread(spread, nodes.size()));
+        state.write(KEY, new Spread(nodes));
         return Status.SUCCESS;
     }
 
-    private record Spread(Map<String, Integer> nodesWithImage, int nodes) {
+    /** The share of nodes that have an image, counted once per cycle on first need. */
+    private static final class Spread {
+        private final List<NodeInfo> nodes;
+        private final Map<String, Integer> nodesWithImage = new java.util.concurrent.ConcurrentHashMap<>();
+
+        Spread(List<NodeInfo> nodes) {
+            this.nodes = nodes;
+        }
+
+        double share(String image) {
+            int have = nodesWithImage.computeIfAbsent(image, i -> {
+                int n = 0;
+                for (NodeInfo node : nodes) {
+                    if (size(node, i) > 0) {
+                        n++;
+                    }
+                }
+                return n;
+            });
+            return (double) Math.max(1, have) / Math.max(1, nodes.size());
+        }
     }
 
     private static long size(NodeInfo node, String image) {
@@ -68,14 +79,16 @@ public final class ImageLocality implements Plugin.PreScore, Plugin.Score {
 
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
-        Spread spread = state.read(KEY, Spread.class).orElse(new Spread(Map.of(), 1));
+        if (!node.hasImages()) {
+            return 0;
+        }
+        Spread spread = state.read(KEY, Spread.class).orElseGet(() -> new Spread(List.of(node)));
         long sum = 0;
         for (Container c : containers(pod)) {
             String image = normalize(c.getImage());
             long size = size(node, image);
             if (size > 0) {
-                int have = spread.nodesWithImage().getOrDefault(image, 1);
-                sum += (long) (size * ((double) have / Math.max(1, spread.nodes())));
+                sum += (long) (size * spread.share(image));
             }
         }
         long max = MAX_THRESHOLD_PER_CONTAINER * Math.max(1, containers(pod).size());

@@ -19,8 +19,10 @@ import java.util.Map;
 
 /**
  * Why a pod went where it went, or nowhere: the scheduler's last attempt for it — every
- * node's filter verdict with the plugin and reasons, and the per-plugin scores of the
- * feasible nodes. Authorized by RBAC as {@code pods/scheduling} in
+ * node's filter verdict with the plugin and reasons, the per-plugin scores of the
+ * feasible nodes, and whom it preempts. For a pod still waiting the whole attempt is
+ * kept; for the last thousand placed pods, their first hundred verdicts and hundred
+ * best-scored nodes (the rest counted as omitted). Authorized by RBAC as {@code pods/scheduling} in
  * {@code status.cybernetes.io} (the {@code view} role reads it).
  */
 @RestController
@@ -52,6 +54,16 @@ class PlacementEndpoint {
             st.put("message", d.message());
         }
         st.put("nodesConsidered", d.nodesConsidered());
+        if (d.preempting()) {
+            ObjectNode p = st.putObject("preemption");
+            p.put("nominatedNode", d.postFilter().nominatedNode());
+            Json.addStrings(p.putArray("victims"), d.postFilter().victims().stream()
+                    .map(v -> v.getMetadata().getNamespace() + "/" + v.getMetadata().getName()).toList());
+        }
+        if (d.omittedVerdicts() > 0 || d.omittedScores() > 0) {
+            st.put("omittedVerdicts", d.omittedVerdicts());
+            st.put("omittedScores", d.omittedScores());
+        }
         ArrayNode filtered = st.putArray("filtered");
         for (Map.Entry<String, Status> e : d.filtered().entrySet()) {
             ObjectNode n = filtered.addObject();

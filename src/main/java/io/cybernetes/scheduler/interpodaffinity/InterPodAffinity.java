@@ -123,15 +123,20 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
             }
             d.antiAffinity.add(domains);
         }
+        boolean prefers = !preferred(pod, false).isEmpty() || !preferred(pod, true).isEmpty();
         for (NodeInfo n : nodes) {
-            for (Pod other : n.pods()) {
+            for (Pod other : n.podsWithRequiredAntiAffinity()) {
                 for (PodAffinityTerm t : required(other, true)) {
                     String dom = domain(n, t.getTopologyKey());
                     if (dom != null && selects(t, other, pod)) {
                         d.existingAntiAffinity.add(dom);
                     }
                 }
-                preferTowards(d, pod, other, n);
+            }
+            if (prefers) {
+                for (Pod other : n.pods()) {
+                    preferTowards(d, pod, other, n);
+                }
             }
         }
         state.write(KEY, d);
@@ -173,6 +178,9 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
                 return Status.unschedulable(ANTI_AFFINITY);
             }
         }
+        if (d.existingAntiAffinity.isEmpty()) {
+            return Status.SUCCESS;
+        }
         Map<String, String> labels = Objects.requireNonNullElse(node.node().getMetadata().getLabels(), Map.of());
         for (Map.Entry<String, String> l : labels.entrySet()) {
             if (d.existingAntiAffinity.contains(l.getKey() + "=" + l.getValue())) {
@@ -185,7 +193,7 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
         Domains d = state.read(KEY, Domains.class).orElse(null);
-        if (d == null) {
+        if (d == null || d.preferred.isEmpty()) {
             return 0;
         }
         long sum = 0;
@@ -197,9 +205,11 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
     }
 
     @Override
-    public void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
-        long max = scores.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        long min = scores.values().stream().mapToLong(Long::longValue).min().orElse(0);
-        scores.replaceAll((node, s) -> max == min ? 0 : MAX_SCORE * (s - min) / (max - min));
+    public void normalize(CycleState state, Pod pod, long[] scores) {
+        long max = java.util.Arrays.stream(scores).max().orElse(0);
+        long min = java.util.Arrays.stream(scores).min().orElse(0);
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = max == min ? 0 : MAX_SCORE * (scores[i] - min) / (max - min);
+        }
     }
 }

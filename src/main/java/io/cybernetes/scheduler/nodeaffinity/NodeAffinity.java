@@ -71,10 +71,12 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
     }
 
     @Override
-    public void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
-        long max = scores.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    public void normalize(CycleState state, Pod pod, long[] scores) {
+        long max = java.util.Arrays.stream(scores).max().orElse(0);
         if (max > 0) {
-            scores.replaceAll((node, s) -> s * MAX_SCORE / max);
+            for (int i = 0; i < scores.length; i++) {
+                scores[i] = scores[i] * MAX_SCORE / max;
+            }
         }
     }
 

@@ -22,7 +22,8 @@ public final class BalancedAllocation implements Plugin.Score {
 
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
-        Resources want = Resources.nonZeroRequestedBy(pod);
+        Resources want = state.read(NodeResourcesFit.NON_ZERO_KEY, Resources.class)
+                .orElseGet(() -> Resources.nonZeroRequestedBy(pod));
         double cpu = fraction(node, want, Resources.CPU);
         double memory = fraction(node, want, Resources.MEMORY);
         double mean = (cpu + memory) / 2;

@@ -21,6 +21,8 @@ public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, 
 
     public static final String NAME = "NodeResourcesFit";
     private static final String KEY = NAME + "/requests";
+    /** The pod's requests with cpu and memory never zero, for scoring (as the PreFilter found them). */
+    public static final String NON_ZERO_KEY = "NodeResourcesFit/nonZeroRequests";
 
     /** How nodes are scored. */
     public enum Strategy { LEAST_ALLOCATED, MOST_ALLOCATED }
@@ -38,7 +40,9 @@ public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, 
 
     @Override
     public Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
-        state.write(KEY, Resources.requestedBy(pod));
+        Resources requested = Resources.requestedBy(pod);
+        state.write(KEY, requested);
+        state.write(NON_ZERO_KEY, Resources.nonZero(requested));
         return Status.SUCCESS;
     }
 
@@ -65,7 +69,7 @@ public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, 
 
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
-        Resources want = Resources.nonZeroRequestedBy(pod);
+        Resources want = state.read(NON_ZERO_KEY, Resources.class).orElseGet(() -> Resources.nonZeroRequestedBy(pod));
         long total = 0;
         int counted = 0;
         for (String r : List.of(Resources.CPU, Resources.MEMORY)) {

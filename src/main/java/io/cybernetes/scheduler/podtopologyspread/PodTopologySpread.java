@@ -127,9 +127,11 @@ public final class PodTopologySpread implements Plugin.PreFilter, Plugin.Filter,
     }
 
     @Override
-    public void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
-        long max = scores.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        long min = scores.values().stream().mapToLong(Long::longValue).min().orElse(0);
-        scores.replaceAll((node, s) -> max == min ? MAX_SCORE : MAX_SCORE * (max - s) / (max - min));
+    public void normalize(CycleState state, Pod pod, long[] scores) {
+        long max = java.util.Arrays.stream(scores).max().orElse(0);
+        long min = java.util.Arrays.stream(scores).min().orElse(0);
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = max == min ? MAX_SCORE : MAX_SCORE * (max - scores[i]) / (max - min);
+        }
     }
 }

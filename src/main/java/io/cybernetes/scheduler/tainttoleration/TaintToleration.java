@@ -55,8 +55,10 @@ public final class TaintToleration implements Plugin.Filter, Plugin.Score {
     }
 
     @Override
-    public void normalize(CycleState state, Pod pod, Map<String, Long> scores) {
-        long max = scores.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        scores.replaceAll((node, count) -> max == 0 ? MAX_SCORE : MAX_SCORE - count * MAX_SCORE / max);
+    public void normalize(CycleState state, Pod pod, long[] scores) {
+        long max = java.util.Arrays.stream(scores).max().orElse(0);
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = max == 0 ? MAX_SCORE : MAX_SCORE - scores[i] * MAX_SCORE / max;
+        }
     }
 }

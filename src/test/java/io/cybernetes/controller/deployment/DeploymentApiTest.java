@@ -164,12 +164,13 @@ class DeploymentApiTest extends ApiTestSupport {
             this.app = app;
             var pods = informers.informerFor(Pod.class);
             var sets = informers.informerFor(ReplicaSet.class);
-            pods.addEventHandler(handler(this::measure));
-            sets.addEventHandler(handler(this::measure));
+            pods.addEventHandler(handler(this::measurePods));
+            sets.addEventHandler(handler(this::measureSets));
             informers.start();
             assertThat(informers.waitForSync(Duration.ofSeconds(10))).isTrue();
             synced = true;
-            measure();
+            measurePods();
+            measureSets();
         }
 
         private <T> ResourceEventHandler<T> handler(Runnable r) {
@@ -191,8 +192,13 @@ class DeploymentApiTest extends ApiTestSupport {
             };
         }
 
-        /** Counts once both caches hold everything (while they fill, a partial picture would count too few). */
-        private synchronized void measure() {
+        /**
+         * Counts the ready pods and templates once the cache holds everything (while it fills,
+         * a partial picture would count too few). Each cache is read only on the thread that
+         * applies its events, so that a count never mixes an object before one change with
+         * another after a later one.
+         */
+        private synchronized void measurePods() {
             if (!synced) {
                 return;
             }
@@ -215,15 +221,22 @@ class DeploymentApiTest extends ApiTestSupport {
                     }
                 }
             }
+            minReady.accumulateAndGet(ready, Math::min);
+            mostTemplatesAtOnce.accumulateAndGet(templates.size(), Math::max);
+        }
+
+        /** The replicas the app's sets ask for in all. */
+        private synchronized void measureSets() {
+            if (!synced) {
+                return;
+            }
             int wanted = 0;
             for (ReplicaSet rs : informers.informerFor(ReplicaSet.class).indexer().list()) {
                 if (NS.equals(rs.getMetadata().getNamespace()) && app.equals(label(rs.getMetadata().getLabels()))) {
                     wanted += Objects.requireNonNullElse(rs.getSpec().getReplicas(), 0);
                 }
             }
-            minReady.accumulateAndGet(ready, Math::min);
             maxWanted.accumulateAndGet(wanted, Math::max);
-            mostTemplatesAtOnce.accumulateAndGet(templates.size(), Math::max);
         }
 
         private static String label(java.util.Map<String, String> labels) {

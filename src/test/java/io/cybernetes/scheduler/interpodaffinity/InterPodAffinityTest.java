@@ -119,7 +119,7 @@ class InterPodAffinityTest {
         for (NodeInfo n : nodes) {
             scores.put(n.name(), plugin.score(state, pod, n));
         }
-        plugin.normalize(state, pod, scores);
+        io.cybernetes.scheduler.Fixtures.normalize(plugin, state, pod, scores);
         assertThat(scores).containsEntry("near-cache", 100L).containsEntry("noisy", 0L);
         assertThat(scores.get("plain")).isBetween(1L, 99L);
     }

@@ -89,7 +89,7 @@ class NodeAffinityTest {
         scores.put("disk", plugin.score(new CycleState(), pod, NodeInfo.of(node("disk", "4", "8Gi", 110)
                 .editMetadata().withLabels(Map.of("disk", "ssd")).endMetadata().build(), List.of())));
         scores.put("none", plugin.score(new CycleState(), pod, NodeInfo.of(node("none"), List.of())));
-        plugin.normalize(new CycleState(), pod, scores);
+        io.cybernetes.scheduler.Fixtures.normalize(plugin, new CycleState(), pod, scores);
         assertThat(scores).containsEntry("both", 100L).containsEntry("disk", 20L).containsEntry("none", 0L);
     }
 }

@@ -95,7 +95,7 @@ class PodTopologySpreadTest {
         for (NodeInfo n : nodes) {
             scores.put(n.name(), plugin.score(state, pod, n));
         }
-        plugin.normalize(state, pod, scores);
+        io.cybernetes.scheduler.Fixtures.normalize(plugin, state, pod, scores);
         assertThat(scores).containsEntry("nc", 100L).containsEntry("na", 0L);
         assertThat(scores.get("nb")).isBetween(1L, 99L);
     }

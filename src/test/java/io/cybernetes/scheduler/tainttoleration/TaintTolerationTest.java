@@ -70,7 +70,7 @@ class TaintTolerationTest {
         scores.put("two", plugin.score(new CycleState(), pod("p"), NodeInfo.of(node("two", "4", "8Gi", 110).editSpec()
                 .withTaints(taint("a", "", "PreferNoSchedule"), taint("b", "", "PreferNoSchedule")).endSpec().build(),
                 List.of())));
-        plugin.normalize(new CycleState(), pod("p"), scores);
+        io.cybernetes.scheduler.Fixtures.normalize(plugin, new CycleState(), pod("p"), scores);
         assertThat(scores).containsEntry("clean", 100L).containsEntry("one", 50L).containsEntry("two", 0L);
     }
 
