@@ -125,6 +125,9 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
         }
         boolean prefers = !preferred(pod, false).isEmpty() || !preferred(pod, true).isEmpty();
         for (NodeInfo n : nodes) {
+            if (n.podsWithRequiredAntiAffinity().isEmpty() && !prefers) {
+                continue;
+            }
             for (Pod other : n.podsWithRequiredAntiAffinity()) {
                 for (PodAffinityTerm t : required(other, true)) {
                     String dom = domain(n, t.getTopologyKey());

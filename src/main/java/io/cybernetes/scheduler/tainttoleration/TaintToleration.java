@@ -50,8 +50,13 @@ public final class TaintToleration implements Plugin.Filter, Plugin.Score {
     /** The number of untolerated PreferNoSchedule taints (normalized below: fewer is better). */
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
-        return taints(node).stream().filter(t -> "PreferNoSchedule".equals(t.getEffect())
-                && !Tolerations.toleratedBy(tolerations(pod), t)).count();
+        long untolerated = 0;
+        for (Taint t : taints(node)) {
+            if ("PreferNoSchedule".equals(t.getEffect()) && !Tolerations.toleratedBy(tolerations(pod), t)) {
+                untolerated++;
+            }
+        }
+        return untolerated;
     }
 
     @Override
