@@ -36,6 +36,8 @@ public final class NodeFleet implements AutoCloseable {
     private final Clock clock;
     private final int workers;
     private final Map<String, NodeAgent> agents = new ConcurrentHashMap<>();
+    /** The same agents in the order they were added: registered in that order. */
+    private final List<NodeAgent> ordered = new java.util.concurrent.CopyOnWriteArrayList<>();
     private SharedInformer<Pod> pods;
     private RateLimitingQueue<String> queue;
     private ScheduledExecutorService heartbeats;
@@ -58,6 +60,7 @@ public final class NodeFleet implements AutoCloseable {
         if (agents.putIfAbsent(config.name(), agent) != null) {
             throw new IllegalArgumentException("node " + config.name() + " is in the fleet already");
         }
+        ordered.add(agent);
         if (running) {
             startAgent(agent);
         }
@@ -69,7 +72,7 @@ public final class NodeFleet implements AutoCloseable {
     }
 
     public List<NodeAgent> agents() {
-        return List.copyOf(agents.values());
+        return List.copyOf(ordered);
     }
 
     /** The pod as the fleet's watch has it, if it is bound to one of its nodes. */
@@ -124,7 +127,7 @@ public final class NodeFleet implements AutoCloseable {
                 }
             }
         });
-        for (NodeAgent agent : agents.values()) {
+        for (NodeAgent agent : ordered) {
             startAgent(agent);
         }
         pods.start();

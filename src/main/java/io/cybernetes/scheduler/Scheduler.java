@@ -17,11 +17,20 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * One scheduling loop: take the next pod from the queue, run the framework over the
@@ -38,47 +47,9 @@ import java.util.concurrent.Executor;
 public final class Scheduler {
 
     private static final String SCHEDULER_NAME = SchedulerManager.SCHEDULER_NAME;
-
-    private final ApiClient client;
-    private final Framework framework;
-    private final SchedulingQueue queue;
-    private final SchedulerCache cache;
-    private final EventRecorder events;
-    private final Executor binder;
-    /**
-     * Writes the Scheduled events behind the bindings, as client-go's broadcaster does: at
-     * most {@value #QUEUED_REPORTS} wait, more are dropped, so that reporting never holds up
-     * binding.
-     */
-    private final java.util.concurrent.ThreadPoolExecutor reports = new java.util.concurrent.ThreadPoolExecutor(1, 1,
-            0, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(QUEUED_REPORTS),
-            r -> {
-                Thread t = new Thread(r, "scheduler-events");
-                t.setDaemon(true);
-                return t;
-            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
     static final int QUEUED_REPORTS = 1000;
-    private final Clock clock;
-    /** Why pods wait: the whole last attempt of every pod that is unschedulable now. */
-    private final Map<String, Framework.Decision> waiting = new ConcurrentHashMap<>();
-    /** Where pods went: the last {@value #KEPT_PLACEMENTS} placements, each trimmed to its best nodes. */
-    private final Map<String, Framework.Decision> placed = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Framework.Decision> eldest) {
-                    return size() > KEPT_PLACEMENTS;
-                }
-            });
     static final int KEPT_PLACEMENTS = 1000;
-    private final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong bound = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong unschedulable = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong bindFailures = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong preemptions = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong cycleNanos = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong bindNanos = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger bindsInFlight = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicInteger maxBindsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    static final int KEPT_NODES_PER_PLACEMENT = 100;
 
     /**
      * What the scheduler has done: attempts, pods bound, attempts that found no node, bindings
@@ -89,11 +60,42 @@ public final class Scheduler {
                         long cycleNanos, long bindNanos, int bindsInFlight, int maxBindsInFlight) {
     }
 
-    public Stats stats() {
-        return new Stats(attempts.get(), bound.get(), unschedulable.get(), bindFailures.get(), preemptions.get(),
-                cycleNanos.get(), bindNanos.get(), bindsInFlight.get(), maxBindsInFlight.get());
-    }
-    static final int KEPT_NODES_PER_PLACEMENT = 100;
+    private final ApiClient client;
+    private final Framework framework;
+    private final SchedulingQueue queue;
+    private final SchedulerCache cache;
+    private final EventRecorder events;
+    private final Executor binder;
+    private final Clock clock;
+    /**
+     * Writes the Scheduled events behind the bindings, as client-go's broadcaster does: at
+     * most {@value #QUEUED_REPORTS} wait, more are dropped, so that reporting never holds up
+     * binding.
+     */
+    private final ThreadPoolExecutor reports = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(QUEUED_REPORTS), r -> {
+                Thread t = new Thread(r, "scheduler-events");
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.DiscardPolicy());
+    /** Why pods wait: the whole last attempt of every pod that is unschedulable now. */
+    private final Map<String, Framework.Decision> waiting = new ConcurrentHashMap<>();
+    /** Where pods went: the last {@value #KEPT_PLACEMENTS} placements, each trimmed to its best nodes. */
+    private final Map<String, Framework.Decision> placed = Collections.synchronizedMap(new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Framework.Decision> eldest) {
+            return size() > KEPT_PLACEMENTS;
+        }
+    });
+    private final AtomicLong attempts = new AtomicLong();
+    private final AtomicLong bound = new AtomicLong();
+    private final AtomicLong unschedulable = new AtomicLong();
+    private final AtomicLong bindFailures = new AtomicLong();
+    private final AtomicLong preemptions = new AtomicLong();
+    private final AtomicLong cycleNanos = new AtomicLong();
+    private final AtomicLong bindNanos = new AtomicLong();
+    private final AtomicInteger bindsInFlight = new AtomicInteger();
+    private final AtomicInteger maxBindsInFlight = new AtomicInteger();
 
     public Scheduler(ApiClient client, Framework framework, SchedulingQueue queue, SchedulerCache cache,
                      EventRecorder events, Executor binder, Clock clock) {
@@ -104,6 +106,11 @@ public final class Scheduler {
         this.events = events;
         this.binder = binder;
         this.clock = clock;
+    }
+
+    public Stats stats() {
+        return new Stats(attempts.get(), bound.get(), unschedulable.get(), bindFailures.get(), preemptions.get(),
+                cycleNanos.get(), bindNanos.get(), bindsInFlight.get(), maxBindsInFlight.get());
     }
 
     /** Schedules the next pod, waiting up to the timeout for one; false when none came. */
@@ -224,7 +231,7 @@ public final class Scheduler {
                     .withStatus("False").withReason("Unschedulable").withMessage(message)
                     .withLastTransitionTime(now()).build());
             String want = nominated == null ? status.getNominatedNodeName() : nominated.isEmpty() ? null : nominated;
-            if (!java.util.Objects.equals(want, status.getNominatedNodeName())) {
+            if (!Objects.equals(want, status.getNominatedNodeName())) {
                 status.setNominatedNodeName(want);
                 changed = true;
             }
@@ -257,7 +264,7 @@ public final class Scheduler {
      * anything; the status is never null), on the pod as given and, if that was stale, as the server has it now. A pod
      * gone is let be.
      */
-    private void updatePodStatus(Pod pod, java.util.function.Predicate<Pod> change) {
+    private void updatePodStatus(Pod pod, Predicate<Pod> change) {
         Pod[] current = {pod};
         try {
             Conflicts.retry(() -> {
