@@ -107,7 +107,7 @@ public final class NodeLifecycleController implements Reconciler {
                     taints.removeIf(t -> NOT_READY.equals(t.getKey()));
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoExecute")
-                            .withTimeAdded(now.toString()).build());
+                            .withTimeAdded(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()).build());
                 });
                 events.warning(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
                 return Result.after(Duration.ofSeconds(1));
@@ -169,7 +169,7 @@ public final class NodeLifecycleController implements Reconciler {
         changeTaints(withStatus, taints -> {
             taints.removeIf(t -> UNREACHABLE.equals(t.getKey()) || NOT_READY.equals(t.getKey()));
             taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoSchedule").build());
-            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.toString())
+            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
                     .build());
         });
         events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
