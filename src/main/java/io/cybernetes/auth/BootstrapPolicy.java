@@ -50,7 +50,9 @@ public final class BootstrapPolicy {
         roles.add(role("system:basic-user", Map.of(), List.of(
                 rule(List.of("create"), List.of("authorization.k8s.io"),
                         List.of("selfsubjectaccessreviews", "selfsubjectrulesreviews")),
-                rule(List.of("create"), List.of("authentication.k8s.io"), List.of("selfsubjectreviews")))));
+                rule(List.of("create"), List.of("authentication.k8s.io"), List.of("selfsubjectreviews")),
+                // asking for an object's history; the answer needs get on the object itself
+                rule(List.of("list"), List.of("status.cybernetes.io"), List.of("objecthistories")))));
         roles.add(aggregated("admin", "admin", Map.of()));
         roles.add(aggregated("edit", "edit", Map.of(AGGREGATE_TO + "admin", "true")));
         roles.add(aggregated("view", "view", Map.of(AGGREGATE_TO + "edit", "true")));

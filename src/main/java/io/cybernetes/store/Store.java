@@ -51,6 +51,10 @@ public interface Store {
     /** Revisions at or below this one may have been compacted away. */
     long compactedRevision();
 
-    /** The retained versions of one key, oldest first (for history views). */
-    List<StoredObject> history(String key);
+    /**
+     * The retained changes of one key, oldest first (for history views): each with its type
+     * and revision, the object as it was after it (for DELETED, as it was when deleted).
+     * Changes at or below {@link #compactedRevision()} that a later one superseded are gone.
+     */
+    List<WatchEvent> history(String key);
 }

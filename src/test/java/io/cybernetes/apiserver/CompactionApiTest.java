@@ -57,5 +57,12 @@ class CompactionApiTest extends ApiTestSupport {
         }
         // The current state is still all there.
         assertThat(get(base).json().get("items")).hasSize(3);
+        // The history of c0 says that compaction took its beginning.
+        Response history = get("/apis/status.cybernetes.io/v1/objecthistories?apiVersion=v1&resource=configmaps"
+                + "&namespace=compaction&name=c0");
+        assertThat(history.code()).isEqualTo(200);
+        assertThat(history.json().path("complete").asBoolean()).isFalse();
+        assertThat(history.json().path("compactedRevision").asLong()).isGreaterThan(Long.parseLong(oldRv));
+        assertThat(history.json().path("items").get(0).path("type").asString()).isEqualTo("MODIFIED");
     }
 }

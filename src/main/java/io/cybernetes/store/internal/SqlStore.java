@@ -249,9 +249,10 @@ public final class SqlStore implements Store, AutoCloseable {
     }
 
     @Override
-    public List<StoredObject> history(String key) {
+    public List<WatchEvent> history(String key) {
         return logRepository.findByKeyOrderByRevisionAsc(key).stream()
-                .map(e -> new StoredObject(e.key(), e.createRevision(), e.revision(), Json.parseStored(e.value())))
+                .map(e -> new WatchEvent(WatchEvent.Type.valueOf(e.eventType()), e.revision(), e.key(),
+                        Json.parseStored(e.value()), null, e.value()))
                 .toList();
     }
 

@@ -166,8 +166,9 @@ abstract class StoreContractTest {
         assertThat(r3).isEqualTo(r2 + 1);
         assertThat(last.modRevision()).isEqualTo(r3 + 1);
         assertThat(store.get(prefix + "n1").orElseThrow().value().get("data").asString()).isEqualTo("again");
-        assertThat(store.history(prefix + "n1")).extracting(StoredObject::modRevision)
+        assertThat(store.history(prefix + "n1")).extracting(WatchEvent::revision)
                 .containsSubsequence(r2, r3, last.modRevision());
+        assertThat(store.history(prefix + "n1").get(0).type()).isEqualTo(WatchEvent.Type.ADDED);
     }
 
     @Test
@@ -253,7 +254,7 @@ abstract class StoreContractTest {
             long compacted = compacting.compact();
             assertThat(compacted).isGreaterThan(first);
             assertThat(store.compactedRevision()).isEqualTo(compacted);
-            assertThat(store.history(prefix + "c")).extracting(StoredObject::modRevision)
+            assertThat(store.history(prefix + "c")).extracting(WatchEvent::revision)
                     .allMatch(r -> r > compacted || r == store.get(prefix + "c").orElseThrow().modRevision());
             // The small cache of the second store no longer reaches back; the log does not either: 410.
             assertThatThrownBy(() -> compacting.watch(prefix, first))
