@@ -83,9 +83,18 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void theDashboardUsesOnlyTheApiAndTheClient() {
+        noClasses().that().resideInAPackage("io.cybernetes.dashboard..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.cybernetes.apiserver..", "io.cybernetes.store..",
+                        "io.cybernetes.auth..", "io.cybernetes.admission..", "io.cybernetes.controller..",
+                        "io.cybernetes.scheduler..", "io.cybernetes.node..")
+                .check(CLASSES);
+    }
+
+    @Test
     void internalPackagesAreNotUsedFromOutsideTheirModule() {
         for (String module : new String[] {"store", "apiserver", "auth", "admission", "client", "controller",
-                "scheduler"}) {
+                "scheduler", "node", "dashboard"}) {
             noClasses().that().resideOutsideOfPackage("io.cybernetes." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("io.cybernetes." + module + ".internal..")
                     .check(CLASSES);

@@ -25,7 +25,8 @@ import java.util.List;
 public record AuthProperties(
         @DefaultValue("./data") Path dataDir,
         @DefaultValue List<String> hostNames,
-        @DefaultValue({"/healthz", "/livez", "/readyz", "/version", "/swagger-ui", "/v3/api-docs", "/error"})
+        @DefaultValue({"/healthz", "/livez", "/readyz", "/version", "/swagger-ui", "/v3/api-docs", "/error",
+                "/dashboard", "/webjars"})
         List<String> openPaths,
         @DefaultValue("config/tokens.csv") Path tokenFile,
         @DefaultValue("false") boolean anonymous,

@@ -1,0 +1,236 @@
+package io.cybernetes.dashboard;
+
+import io.cybernetes.apiserver.Kubectl;
+import io.cybernetes.apiserver.SimulatedClusterSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard in real headless Chromium (Debian's {@code chromium} and
+ * {@code chromium-driver}, paths given explicitly), against the application with its
+ * scheduler, controllers and simulated nodes: signing in, a Deployment scaled with kubectl
+ * converging on the page, a pending pod's why-breakdown, a team user seeing only its
+ * namespace and told what is hidden, an action RBAC denies showing the 403, and the
+ * revision diff of an edited Deployment. Screenshots go to {@code target/dashboard-*.png};
+ * the browser's console must stay free of errors.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DashboardBrowserTest extends SimulatedClusterSupport {
+
+    static final String CHROMIUM = "/usr/bin/chromium";
+    static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    static final String NS = "dash";
+    static final String TEAM = "dash-team-b";
+    static final String OTHER = "dash-other";
+
+    WebDriver driver;
+
+    @BeforeAll
+    void browserAndObjects() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,800");
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        driver = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
+                .build(), options);
+        driver.manage().window().setSize(new Dimension(1280, 800));
+        for (String ns : List.of(NS, TEAM, OTHER)) {
+            assertThat(createNamespace(ns).code()).isIn(201, 409);
+        }
+        // bob may edit in his team's namespace and only view deployments' scale nowhere else
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + TEAM + "/rolebindings", """
+                {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"bob-views"},
+                 "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},
+                 "subjects":[{"kind":"User","name":"bob","apiGroup":"rbac.authorization.k8s.io"}]}""").code())
+                .isIn(201, 409);
+        for (String ns : List.of(TEAM, OTHER)) {
+            assertThat(post("/apis/apps/v1/namespaces/" + ns + "/deployments", deployment(ns + "-app", 1, "nginx:1"))
+                    .code()).isIn(201, 409);
+        }
+    }
+
+    @AfterAll
+    void closeBrowser() {
+        if (driver != null) {
+            driver.quit();
+        }
+    }
+
+    @AfterEach
+    void screenshotAndConsole(TestInfo test) throws IOException {
+        File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Path to = Path.of("target", "dashboard-" + test.getTestMethod().orElseThrow().getName() + ".png");
+        Files.createDirectories(to.getParent());
+        Files.copy(shot.toPath(), to, StandardCopyOption.REPLACE_EXISTING);
+        List<LogEntry> errors = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
+                // the page reports the server's refusals itself; the browser logs the failed requests too
+                .filter(e -> !e.getMessage().contains("the server responded with a status of 403"))
+                .toList();
+        assertThat(errors).as("console errors").isEmpty();
+        driver.manage().deleteAllCookies();
+        ((org.openqa.selenium.JavascriptExecutor) driver).executeScript("sessionStorage.clear()");
+    }
+
+    static String deployment(String name, int replicas, String image) {
+        return """
+                {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"NAME"},
+                 "spec":{"replicas":REPLICAS,"selector":{"matchLabels":{"app":"NAME"}},
+                  "template":{"metadata":{"labels":{"app":"NAME"}},
+                   "spec":{"containers":[{"name":"c","image":"IMAGE","resources":{"requests":{"cpu":"10m"}}}]}}}}"""
+                .replace("NAME", name).replace("REPLICAS", Integer.toString(replicas)).replace("IMAGE", image);
+    }
+
+    private WebDriverWait waiting() {
+        return new WebDriverWait(driver, Duration.ofSeconds(30));
+    }
+
+    private void signIn(String token, String namespace) {
+        driver.get(url("/"));
+        waiting().until(d -> d.getCurrentUrl().endsWith("/dashboard/"));
+        waiting().until(d -> d.findElement(By.id("token")).isDisplayed());
+        driver.findElement(By.id("token")).sendKeys(token);
+        driver.findElement(By.id("signin-ns")).sendKeys(namespace);
+        driver.findElement(By.cssSelector("#signin button[type=submit]")).click();
+        waiting().until(d -> d.findElement(By.id("user")).getText().startsWith("Signed in as"));
+    }
+
+    private void tab(String name) {
+        driver.findElement(By.cssSelector("#tabs button[data-tab='" + name + "']")).click();
+    }
+
+    private String text(String css) {
+        return driver.findElement(By.cssSelector(css)).getText();
+    }
+
+    @Test
+    void signingInShowsTheUserTheNodesAndThePods() {
+        signIn(token(), "");
+        assertThat(text("#user")).isEqualTo("Signed in as admin");
+        waiting().until(d -> d.findElements(By.cssSelector("table[data-test=nodes] tbody tr")).size() >= 3);
+        assertThat(text("table[data-test=nodes]")).contains("node-1", "node-2", "node-3", "Ready", "zone-a");
+        assertThat(driver.findElements(By.cssSelector("[data-test=hidden]"))).as("the admin sees everything")
+                .isEmpty();
+    }
+
+    @Test
+    void aDeploymentScaledWithKubectlConvergesOnThePage() throws IOException {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", deployment("web", 2, "nginx:1")).code())
+                .isIn(201, 409);
+        signIn(token(), NS);
+        tab("workloads");
+        waiting().until(d -> d.findElements(By.cssSelector("tr[data-deployment='" + NS + "/web']")).size() == 1);
+        Path home = Files.createDirectories(Path.of("target", "dashboard-kubectl"));
+        Kubectl.Run scaled = new Kubectl(endpoints.adminKubeconfig(), home).run("scale", "deployment/web", "-n", NS,
+                "--replicas=4");
+        assertThat(scaled.exit()).as(scaled.all()).isZero();
+        waiting().until(d -> d.findElement(By.cssSelector("tr[data-deployment='" + NS + "/web'] [data-test=counts]"))
+                .getText().equals("4 / 4 / 4 / 4"));
+    }
+
+    @Test
+    void aPendingPodShowsWhyItWaits() {
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"too-big"},
+                 "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500"}}}]}}""")
+                .code()).isIn(201, 409);
+        signIn(token(), NS);
+        tab("scheduler");
+        By why = By.cssSelector("tr[data-pending='" + NS + "/too-big'] button[data-action=why]");
+        waiting().until(d -> !d.findElements(why).isEmpty()
+                && d.findElement(By.cssSelector("tr[data-pending='" + NS + "/too-big']")).getText()
+                .contains("Insufficient cpu"));
+        driver.findElement(why).click();
+        waiting().until(d -> !d.findElements(By.cssSelector("[data-test=why]")).isEmpty());
+        String breakdown = text("[data-test=why]");
+        assertThat(breakdown).contains("node-1", "node-2", "node-3", "NodeResourcesFit", "Insufficient cpu");
+    }
+
+    @Test
+    void aTeamUserSeesOnlyItsNamespaceAndIsToldWhatIsHidden() {
+        signIn("bob-token", "");
+        waiting().until(d -> d.findElements(By.cssSelector("[data-test=hidden]")).size() >= 2);
+        assertThat(text("#notices")).contains("Hidden: pods in all namespaces",
+                "User \"bob\" cannot list resource \"pods\" in API group \"\" at the cluster scope");
+        WebElement scope = driver.findElement(By.id("scope"));
+        scope.clear();
+        scope.sendKeys(TEAM, "\n");
+        tab("workloads");
+        waiting().until(d -> d.findElements(By.cssSelector("tr[data-deployment='" + TEAM + "/" + TEAM + "-app']"))
+                .size() == 1);
+        assertThat(driver.getPageSource()).doesNotContain(OTHER + "-app");
+        scope = driver.findElement(By.id("scope"));
+        scope.clear();
+        scope.sendKeys(OTHER, "\n");
+        waiting().until(d -> d.findElement(By.id("notices")).getText().contains("Hidden: deployments in " + OTHER));
+        assertThat(driver.getPageSource()).doesNotContain(OTHER + "-app\"");
+    }
+
+    @Test
+    void anActionRbacDeniesShowsThe403() {
+        signIn("bob-token", TEAM);
+        tab("workloads");
+        By scale = By.cssSelector("tr[data-deployment='" + TEAM + "/" + TEAM + "-app'] button[data-action=scale]");
+        waiting().until(d -> !d.findElements(scale).isEmpty());
+        driver.findElement(scale).click();
+        waiting().until(d -> !d.findElements(By.cssSelector("[data-test=notice]")).isEmpty());
+        assertThat(text("[data-test=notice]")).contains("Scale failed", "403 Forbidden",
+                "User \"bob\" cannot patch resource \"deployments/scale\" in API group \"apps\" in the namespace \""
+                        + TEAM + "\"");
+    }
+
+    @Test
+    void theRevisionDiffOfAnEditedDeploymentShowsTheChange() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", deployment("edited", 1, "nginx:1.27"))
+                .code()).isIn(201, 409);
+        assertThat(patch("/apis/apps/v1/namespaces/" + NS + "/deployments/edited", "application/merge-patch+json",
+                "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx:1.28\"}]}}}}")
+                .code()).isEqualTo(200);
+        signIn(token(), NS);
+        tab("workloads");
+        By open = By.cssSelector("tr[data-deployment='" + NS + "/edited'] a.obj");
+        waiting().until(d -> !d.findElements(open).isEmpty());
+        driver.findElement(open).click();
+        waiting().until(d -> !d.findElements(By.cssSelector("[data-test=diff]")).isEmpty());
+        // from the revision before the edit to the latest: the image changed
+        org.openqa.selenium.support.ui.Select from = new org.openqa.selenium.support.ui.Select(
+                driver.findElement(By.id("diff-from")));
+        from.selectByIndex(0);
+        waiting().until(d -> d.findElement(By.id("diff")).getText().lines()
+                .anyMatch(l -> l.startsWith("+") && l.trim().endsWith("image: nginx:1.28")));
+        assertThat(text("#diff").lines()).anyMatch(l -> l.startsWith("-") && l.trim().endsWith("image: nginx:1.27"))
+                .noneMatch(l -> l.contains("progressDeadlineSeconds")).as("only what changed");
+        assertThat(text("[data-test=yaml]")).contains("image: nginx:1.28");
+    }
+}
