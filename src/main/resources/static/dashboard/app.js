@@ -22,6 +22,9 @@ const BY_KIND = Object.fromEntries(Object.entries(KINDS).map(([plural, k]) => [k
 const WINDOW_SECONDS = 15 * 60;
 const STATUS_ROOT = '/apis/status.cybernetes.io/v1';
 
+const emptySeries = () => ({ reconcileRate: { t: [], v: [] }, queueDepth: { t: [], v: [] },
+  scheduledRate: { t: [], v: [] } });
+
 const S = {
   token: sessionStorage.getItem('cybernetes.token'),
   ns: sessionStorage.getItem('cybernetes.ns') || '',
@@ -32,7 +35,9 @@ const S = {
   watches: [],
   controllers: null,
   controllersError: '',
-  series: { t: [], reconcileRate: [], queueDepth: [], scheduledRate: [] },
+  series: emptySeries(),
+  scheduler: null,
+  schedulerError: '',
   last: null,
   why: {},
   eventFilter: { ns: '', object: '', type: '' },
@@ -194,10 +199,39 @@ async function follow(plural) {
   }
 }
 
-// ---- reconcile status and the charts' samples
+// ---- reconcile status and the charts' series: the server's last 15 minutes, then our own polls
+
+function push(name, t, v) {
+  const ser = S.series[name];
+  if (ser.t.length && t <= ser.t[ser.t.length - 1]) return;
+  ser.t.push(t);
+  ser.v.push(v);
+  while (ser.t.length && ser.t[0] < t - WINDOW_SECONDS) { ser.t.shift(); ser.v.shift(); }
+}
+
+/** Rates from a counter's samples, gauges as they are. */
+function backfill(samples, counter, counterSeries, gauge, gaugeSeries) {
+  if (!samples || !samples.points) return;
+  const ci = samples.names.indexOf(counter);
+  const gi = gauge ? samples.names.indexOf(gauge) : -1;
+  let prev = null;
+  for (const p of samples.points) {
+    const t = Date.parse(p.time) / 1000;
+    if (prev && ci >= 0) push(counterSeries, t, Math.max(0, (p.values[ci] - prev.values[ci]) / Math.max(0.001, t - prev.t)));
+    if (gi >= 0) push(gaugeSeries, t, p.values[gi]);
+    prev = { t, values: p.values };
+  }
+}
+
+async function loadSamples() {
+  const [c, sch] = await Promise.all([api(STATUS_ROOT + '/controllers?samples=true'),
+    api(STATUS_ROOT + '/schedulers?samples=true')]);
+  if (c.status === 200) backfill(c.body.samples, 'reconciles', 'reconcileRate', 'queueDepth', 'queueDepth');
+  if (sch.status === 200) backfill(sch.body.samples, 'bound', 'scheduledRate', null, null);
+}
 
 async function pollStatus() {
-  const r = await api(STATUS_ROOT + '/controllers');
+  const [r, sch] = await Promise.all([api(STATUS_ROOT + '/controllers'), api(STATUS_ROOT + '/schedulers')]);
   const now = Date.now() / 1000;
   if (r.status !== 200) {
     S.controllers = null;
@@ -206,22 +240,20 @@ async function pollStatus() {
     S.controllers = r.body.items || [];
     S.controllersError = '';
   }
-  const reconciles = (S.controllers || []).reduce((n, c) => n + (c.status.reconciles || 0), 0);
-  const depth = (S.controllers || []).reduce((n, c) => n + (c.status.queueDepth || 0), 0);
-  let bound = 0;
-  for (const p of S.store.pods.values()) if (p.spec.nodeName) bound++;
+  S.scheduler = sch.status === 200 ? sch.body.items[0] : null;
+  S.schedulerError = sch.status === 200 ? '' : failure(sch);
+  const reconciles = (S.controllers || []).reduce((n, x) => n + (x.status.reconciles || 0), 0);
+  const depth = (S.controllers || []).reduce((n, x) => n + (x.status.queueDepth || 0), 0);
+  const bound = S.scheduler ? S.scheduler.status.bound || 0 : null;
   const prev = S.last;
   S.last = { t: now, reconciles, bound };
   if (prev) {
     const dt = Math.max(0.001, now - prev.t);
-    const ser = S.series;
-    ser.t.push(now);
-    ser.reconcileRate.push(Math.max(0, (reconciles - prev.reconciles) / dt));
-    ser.queueDepth.push(depth);
-    ser.scheduledRate.push(Math.max(0, (bound - prev.bound) / dt));
-    while (ser.t.length && ser.t[0] < now - WINDOW_SECONDS) {
-      for (const k of Object.keys(ser)) ser[k].shift();
+    if (S.controllers) {
+      push('reconcileRate', now, Math.max(0, (reconciles - prev.reconciles) / dt));
+      push('queueDepth', now, depth);
     }
+    if (bound !== null && prev.bound !== null) push('scheduledRate', now, Math.max(0, (bound - prev.bound) / dt));
   }
   if (S.tab === 'controllers' || S.tab === 'scheduler') scheduleRender();
 }
@@ -369,9 +401,9 @@ function renderControllers() {
     <thead><tr><th>Controller</th><th>Leader</th><th>Workers</th><th>Queue</th><th>In flight</th><th>Reconciles</th>
     <th>Errors</th><th>Retries</th><th>p99 ms</th><th>Last error</th></tr></thead><tbody>${rows}</tbody></table></div></section>
     <div class="grid">
-      <section class="card"><h2>Reconciles per second</h2><div class="chart" id="chart-reconcileRate"></div></section>
-      <section class="card"><h2>Queue depth (all controllers)</h2><div class="chart" id="chart-queueDepth"></div></section>
-      <section class="card"><h2>Pods scheduled per second</h2><div class="chart" id="chart-scheduledRate"></div></section>
+      <section class="card"><h2>Reconciles per second, last 15 minutes</h2><div class="chart" id="chart-reconcileRate"></div></section>
+      <section class="card"><h2>Queue depth (all controllers), last 15 minutes</h2><div class="chart" id="chart-queueDepth"></div></section>
+      <section class="card"><h2>Pods scheduled per second, last 15 minutes</h2><div class="chart" id="chart-scheduledRate"></div></section>
     </div>`;
 }
 
@@ -393,7 +425,7 @@ function drawCharts(names) {
     const el = document.getElementById('chart-' + n);
     if (!el) continue;
     const width = Math.max(260, el.clientWidth - 4);
-    const data = [S.series.t, S.series[n]];
+    const data = [S.series[n].t, S.series[n].v];
     new uPlot({ width, height: 150, legend: { show: false }, scales: { x: { time: true } },
       series: [{}, { stroke: '#1f5fbf', width: 2, fill: 'rgba(31,95,191,.12)' }],
       axes: [{}, { size: 50 }] }, data, el);
@@ -417,10 +449,16 @@ function renderScheduler() {
         <button type="button" data-action="delete-pod" data-key="${esc(keyOf(p))}">Delete</button></td></tr>
       ${why ? `<tr><td colspan="4">${renderWhy(why)}</td></tr>` : ''}`;
   }).join('');
-  const last = S.series.scheduledRate.length ? S.series.scheduledRate[S.series.scheduledRate.length - 1] : 0;
+  const rates = S.series.scheduledRate.v;
+  const last = rates.length ? rates[rates.length - 1] : 0;
+  const st = S.scheduler ? S.scheduler.status : null;
   return `<div class="grid">
     <section class="card"><h2>Scheduled pods per second</h2><div class="stats"><div class="stat"><b>${last.toFixed(1)}</b>now</div>
-      <div class="stat"><b>${pending.length}</b>pending</div></div><div class="chart" id="chart-scheduledRate"></div></section>
+      <div class="stat"><b>${pending.length}</b>pending</div>
+      ${st ? `<div class="stat"><b>${st.bound}</b>bound</div><div class="stat"><b>${st.unschedulable}</b>unschedulable attempts</div>
+        <div class="stat"><b>${st.preemptions}</b>preemptions</div><div class="stat"><b>${st.cycleMillisAvg}</b>ms per cycle</div>`
+        : `<div class="notice" data-test="hidden">Hidden: scheduler status — ${esc(S.schedulerError || 'loading')}</div>`}</div>
+      <div class="chart" id="chart-scheduledRate"></div></section>
     <section class="card"><h2>Why pods wait</h2><ul>${Object.entries(reasons).map(([m, n]) => `<li>${n} × ${esc(m)}</li>`).join('')
       || '<li class="muted">nothing waits</li>'}</ul></section></div>
     <section class="card"><h2>Pending pods (${pending.length})</h2><div class="scroll"><table data-test="pending">
@@ -646,7 +684,7 @@ async function signIn(token, ns) {
 function start() {
   stop();
   for (const plural of Object.keys(KINDS)) follow(plural);
-  pollStatus();
+  loadSamples().then(pollStatus);
   S.poller = setInterval(pollStatus, 2000);
   api('/api/v1/namespaces').then(r => {
     if (r.status === 200) {
@@ -662,7 +700,7 @@ function stop() {
   if (S.poller) clearInterval(S.poller);
   for (const m of Object.values(S.store)) m.clear();
   S.hidden = {};
-  S.series = { t: [], reconcileRate: [], queueDepth: [], scheduledRate: [] };
+  S.series = emptySeries();
   S.last = null;
 }
 

@@ -101,6 +101,7 @@ public final class ResourceRegistry {
         t.add(view("Controller", "controllers", false));
         t.add(view("DeploymentReconcile", "deploymentreconciles", true));
         t.add(view("ReplicaSetReconcile", "replicasetreconciles", true));
+        t.add(view("Scheduler", "schedulers", false));
         return new ResourceRegistry(t);
     }
 

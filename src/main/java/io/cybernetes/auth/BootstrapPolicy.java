@@ -88,7 +88,7 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("batch"), List.of("cronjobs", "cronjobs/status", "jobs", "jobs/status")),
                 rule(READ, List.of("coordination.k8s.io"), List.of("leases")),
                 rule(READ, List.of("status.cybernetes.io"), List.of("controllers", "deploymentreconciles",
-                        "replicasetreconciles")),
+                        "replicasetreconciles", "schedulers")),
                 rule(List.of("get"), List.of("status.cybernetes.io"), List.of("pods/scheduling")),
                 rule(READ, List.of("policy"), List.of("poddisruptionbudgets", "poddisruptionbudgets/status")))));
         roles.add(role("system:node", Map.of(), nodeRules()));

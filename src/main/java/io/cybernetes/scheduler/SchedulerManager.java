@@ -82,6 +82,12 @@ public final class SchedulerManager {
         return s == null ? Optional.empty() : s.lastDecision(podKey);
     }
 
+    /** The depths of the scheduling queue, while this replica schedules. */
+    public Optional<SchedulingQueue.Depths> queueDepths() {
+        Term t = term;
+        return t == null ? Optional.empty() : Optional.of(t.queue().depths());
+    }
+
     /** What the scheduler of this or the last term has done (empty before this replica first led). */
     public Optional<Scheduler.Stats> stats() {
         Scheduler s = lastScheduler;

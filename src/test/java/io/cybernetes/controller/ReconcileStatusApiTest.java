@@ -40,6 +40,11 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         assertThat(missing.code()).isEqualTo(404);
         assertThat(missing.text("kind")).isEqualTo("Status");
         assertThat(post(ROOT + "/controllers", "{}").code()).isEqualTo(405);
+        JsonNode withSamples = get(ROOT + "/controllers?samples=true").json();
+        assertThat(withSamples.path("items").size()).isEqualTo(list.path("items").size());
+        assertThat(withSamples.path("samples").path("names").toString()).isEqualTo("[\"reconciles\",\"queueDepth\"]");
+        assertThat(withSamples.path("samples").path("points").size()).isGreaterThanOrEqualTo(1);
+        assertThat(withSamples.path("samples").path("points").get(0).path("values").size()).isEqualTo(2);
     }
 
     @Test
@@ -47,7 +52,8 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         JsonNode resources = get(ROOT).json().path("resources");
         List<String> names = new ArrayList<>();
         resources.forEach(r -> names.add(r.path("name").asString()));
-        assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles");
+        assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles",
+                "schedulers");
         assertThat(resources.get(0).path("verbs").toString()).isEqualTo("[\"get\",\"list\"]");
         assertThat(get("/apis").body()).contains("status.cybernetes.io");
         String docs = get("/v3/api-docs").body();

@@ -233,4 +233,22 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
                 .noneMatch(l -> l.contains("progressDeadlineSeconds")).as("only what changed");
         assertThat(text("[data-test=yaml]")).contains("image: nginx:1.28");
     }
+
+    @Test
+    void controllersWithChartsByKeyboardAndInANarrowWindow() throws IOException {
+        signIn(token(), "");
+        WebElement controllers = driver.findElement(By.cssSelector("#tabs button[data-tab='controllers']"));
+        controllers.sendKeys(org.openqa.selenium.Keys.ENTER);
+        waiting().until(d -> d.findElements(By.cssSelector("table[data-test=controllers] tbody tr")).size() >= 5);
+        assertThat(text("table[data-test=controllers]")).contains("deployment", "replicaset", "garbage-collector");
+        waiting().until(d -> !d.findElements(By.cssSelector("#chart-reconcileRate canvas")).isEmpty()
+                && !d.findElements(By.cssSelector("#chart-scheduledRate canvas")).isEmpty());
+        driver.manage().window().setSize(new Dimension(420, 800));
+        driver.findElement(By.cssSelector("#tabs button[data-tab='events']")).sendKeys(org.openqa.selenium.Keys.ENTER);
+        waiting().until(d -> !d.findElements(By.cssSelector("table[data-test=events]")).isEmpty());
+        assertThat(driver.findElement(By.id("ev-type")).isDisplayed()).isTrue();
+        File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(shot.toPath(), Path.of("target", "dashboard-narrow-events.png"), StandardCopyOption.REPLACE_EXISTING);
+        driver.manage().window().setSize(new Dimension(1280, 800));
+    }
 }

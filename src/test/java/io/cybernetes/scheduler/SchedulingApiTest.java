@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler;
 
+import io.cybernetes.api.Json;
 import io.cybernetes.apiserver.SimulatedClusterSupport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,5 +134,29 @@ class SchedulingApiTest extends SimulatedClusterSupport {
         assertThat(perZone.values().stream().mapToInt(Integer::intValue).max().orElse(0)
                 - perZone.values().stream().mapToInt(Integer::intValue).min().orElse(0))
                 .as("zones " + perZone).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void theSchedulersStatusCountsWhatItDidAndKeepsSamples() {
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"counted"},
+                 "spec":{"containers":[{"name":"c","image":"nginx"}]}}""").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).until(() -> get("/api/v1/namespaces/" + NS + "/pods/counted")
+                .text("spec.nodeName") != null);
+        JsonNode s = get("/apis/status.cybernetes.io/v1/schedulers/default-scheduler").json();
+        assertThat(s.path("kind").asString()).isEqualTo("Scheduler");
+        assertThat(s.path("status").path("leader").asBoolean()).isTrue();
+        assertThat(s.path("status").path("bound").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(s.path("status").path("attempts").asLong()).isGreaterThanOrEqualTo(s.path("status").path("bound")
+                .asLong());
+        assertThat(s.path("status").path("queue").has("unschedulable")).isTrue();
+        JsonNode list = get("/apis/status.cybernetes.io/v1/schedulers?samples=true").json();
+        assertThat(list.path("items")).hasSize(1);
+        assertThat(Json.strings(list.path("samples").path("names"))).containsExactly("bound", "attempts", "pending");
+        assertThat(list.path("samples").path("periodSeconds").asLong()).isEqualTo(5);
+        assertThat(list.path("samples").path("points").size()).isGreaterThanOrEqualTo(1);
+        assertThat(get("/apis/status.cybernetes.io/v1/schedulers/other").code()).isEqualTo(404);
+        assertThat(callAs("bob-token", "GET", "/apis/status.cybernetes.io/v1/schedulers", null, null,
+                "application/json").code()).as("no view role anywhere").isEqualTo(403);
     }
 }

@@ -4,6 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.Samples;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerManager;
 import io.cybernetes.controller.deployment.DeploymentController;
@@ -16,7 +17,9 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
@@ -49,21 +52,30 @@ class ReconcileStatusEndpoint {
 
     private final ControllerManager manager;
     private final ApiClient client;
+    private final Samples samples;
 
-    ReconcileStatusEndpoint(ControllerManager manager) {
+    ReconcileStatusEndpoint(ControllerManager manager, @Qualifier("controllerSamples") Samples samples) {
         this.manager = manager;
         this.client = manager.client();
+        this.samples = samples;
     }
 
     // ---- controllers
 
-    @Operation(summary = "Every controller: workers, queue, reconciles, errors, p50/p99, last error, leadership")
+    @Operation(summary = "Every controller: workers, queue, reconciles, errors, p50/p99, last error, leadership;"
+            + " with samples=true also the last 15 minutes of reconciles and queue depth in all, every 5 s")
     @GetMapping(ROOT + "/controllers")
-    ResponseEntity<byte[]> controllers(@RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
+    ResponseEntity<byte[]> controllers(@RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept,
+                                       @RequestParam(required = false) boolean samples) {
         String holder = holder();
         List<ObjectNode> items = new ArrayList<>();
         for (ControllerManager.ControllerState s : manager.states()) {
             items.add(controller(s, holder));
+        }
+        if (samples && (accept == null || !accept.split(",")[0].contains("as=Table"))) {
+            ObjectNode list = list("Controller", items);
+            list.set("samples", Json.MAPPER.valueToTree(this.samples.series()));
+            return json(list);
         }
         return answer(accept, "Controller", items, CONTROLLER_COLUMNS);
     }
@@ -284,14 +296,22 @@ class ReconcileStatusEndpoint {
         } else if (single) {
             body = items.get(0);
         } else {
-            ObjectNode list = Json.object();
-            list.put("kind", kind + "List");
-            list.put("apiVersion", API_VERSION);
-            list.putObject("metadata");
-            ArrayNode arr = list.putArray("items");
-            items.forEach(arr::add);
-            body = list;
+            body = list(kind, items);
         }
+        return json(body);
+    }
+
+    private static ObjectNode list(String kind, List<ObjectNode> items) {
+        ObjectNode list = Json.object();
+        list.put("kind", kind + "List");
+        list.put("apiVersion", API_VERSION);
+        list.putObject("metadata");
+        ArrayNode arr = list.putArray("items");
+        items.forEach(arr::add);
+        return list;
+    }
+
+    private static ResponseEntity<byte[]> json(JsonNode body) {
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(body));
     }
 

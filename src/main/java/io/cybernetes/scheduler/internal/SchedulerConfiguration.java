@@ -5,6 +5,9 @@ import io.cybernetes.api.LocalApi;
 import io.cybernetes.client.ApiClients;
 import io.cybernetes.client.ComponentLifecycle;
 import io.cybernetes.client.LeaderElector;
+import io.cybernetes.client.Samples;
+import io.cybernetes.scheduler.Scheduler;
+import io.cybernetes.scheduler.SchedulingQueue;
 import io.cybernetes.scheduler.SchedulerManager;
 import io.cybernetes.scheduler.SchedulerProperties;
 import io.cybernetes.scheduler.framework.Framework;
@@ -23,11 +26,13 @@ import io.cybernetes.scheduler.podtopologyspread.PodTopologySpread;
 import io.cybernetes.scheduler.queuesort.PrioritySort;
 import io.cybernetes.scheduler.tainttoleration.TaintToleration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +96,23 @@ class SchedulerConfiguration {
                 () -> new Framework(profile(props), props.percentageOfNodesToScore()),
                 "scheduler_" + UUID.randomUUID(), le.namespace(), le.name(),
                 new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()), Clock.systemUTC());
+    }
+
+    /** Every 5 s for 15 minutes: pods bound, attempts made and pods waiting, for the dashboard's charts. */
+    @Bean
+    Samples schedulerSamples(SchedulerManager manager) {
+        return new Samples("scheduler", List.of("bound", "attempts", "pending"), Duration.ofSeconds(5),
+                Duration.ofMinutes(15), () -> {
+                    Scheduler.Stats s = manager.stats().orElse(null);
+                    SchedulingQueue.Depths d = manager.queueDepths().orElse(null);
+                    return new double[] {s == null ? 0 : s.bound(), s == null ? 0 : s.attempts(),
+                            d == null ? 0 : d.active() + d.backoff() + d.unschedulable()};
+                }, Clock.systemUTC());
+    }
+
+    @Bean
+    SmartLifecycle schedulerSamplesLifecycle(@Qualifier("schedulerSamples") Samples samples) {
+        return new ComponentLifecycle(true, samples::start, samples::close, Integer.MAX_VALUE);
     }
 
     @Bean
