@@ -44,6 +44,7 @@ const S = {
   notices: [],
   poller: null,
   typed: {},
+  openDetails: new Set(),
 };
 
 // ---- helpers
@@ -362,7 +363,8 @@ function renderWorkloads() {
     const mine = sets.filter(rs => ownedBy(rs, d.metadata.uid))
       .sort((a, b) => (b.metadata.annotations || {})['deployment.kubernetes.io/revision']
         - (a.metadata.annotations || {})['deployment.kubernetes.io/revision']);
-    const setRows = mine.map(rs => {
+    const open = S.openDetails.has(keyOf(d));
+    const setRows = !open ? '' : mine.map(rs => {
       const rsPods = pods.filter(p => ownedBy(p, rs.metadata.uid));
       return `<li>${link('ReplicaSet', rs)} — ${rs.spec.replicas ?? 0} wanted, ${(rs.status || {}).readyReplicas || 0} ready
         (revision ${esc((rs.metadata.annotations || {})['deployment.kubernetes.io/revision'] || '')})
@@ -379,7 +381,7 @@ function renderWorkloads() {
         <input id="${esc(id)}" type="number" min="0" value="${esc(S.typed[id] ?? want)}" style="width:5em">
         <button type="button" data-action="scale" data-key="${esc(keyOf(d))}" data-input="${esc(id)}">Scale</button>
         <button type="button" data-action="restart" data-key="${esc(keyOf(d))}">Restart</button></td></tr>
-      <tr><td colspan="5"><details><summary>ReplicaSets and pods (${mine.length})</summary><ul>${setRows}</ul></details></td></tr>`;
+      <tr><td colspan="5"><details data-key="${esc(keyOf(d))}" ${open ? 'open' : ''}><summary>ReplicaSets and pods (${mine.length})</summary><ul>${setRows}</ul></details></td></tr>`;
   }).join('');
   return `<section class="card"><h2>Deployments (${deps.length})</h2><div class="scroll"><table data-test="deployments">
     <thead><tr><th>Name</th><th>Desired / updated / ready / available</th><th>Rollout</th><th>Conditions</th>
@@ -760,6 +762,15 @@ document.addEventListener('DOMContentLoaded', () => {
     if (e.target.id === 'ev-type') { S.eventFilter.type = e.target.value; render(); }
     if (e.target.id === 'diff-from' || e.target.id === 'diff-to') showDiff();
   });
+  // a Deployment's sets and pods are drawn only while its details are open (thousands of pods otherwise)
+  document.addEventListener('toggle', e => {
+    const d = e.target;
+    if (!(d instanceof HTMLDetailsElement) || !d.dataset.key) return;
+    const was = S.openDetails.has(d.dataset.key);
+    if (d.open === was) return;
+    if (d.open) S.openDetails.add(d.dataset.key); else S.openDetails.delete(d.dataset.key);
+    render();
+  }, true);
   $('#detail-close').addEventListener('click', () => { $('#detail').hidden = true; });
   document.addEventListener('keydown', e => {
     if (e.key === 'Escape' && !$('#detail').hidden) $('#detail').hidden = true;

@@ -251,4 +251,31 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         Files.copy(shot.toPath(), Path.of("target", "dashboard-narrow-events.png"), StandardCopyOption.REPLACE_EXISTING);
         driver.manage().window().setSize(new Dimension(1280, 800));
     }
+
+    @Test
+    void actionsTheUserMayTakeGoThrough() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", deployment("acted", 1, "nginx:1")).code())
+                .isIn(201, 409);
+        signIn(token(), "");
+        By cordon = By.cssSelector("tr[data-node='node-2'] button[data-action]");
+        waiting().until(d -> !d.findElements(cordon).isEmpty());
+        driver.findElement(cordon).click();
+        waiting().until(d -> "true".equals(get("/api/v1/nodes/node-2").text("spec.unschedulable")));
+        waiting().until(d -> d.findElement(By.cssSelector("tr[data-node='node-2']")).getText().contains("cordoned"));
+        driver.findElement(cordon).click();
+        waiting().until(d -> get("/api/v1/nodes/node-2").text("spec.unschedulable") == null);
+
+        tab("workloads");
+        By row = By.cssSelector("tr[data-deployment='" + NS + "/acted']");
+        waiting().until(d -> !d.findElements(row).isEmpty() && d.findElement(row).getText().contains("1 / 1 / 1 / 1"));
+        driver.findElement(By.cssSelector("tr[data-deployment='" + NS + "/acted'] button[data-action=restart]")).click();
+        waiting().until(d -> get("/apis/apps/v1/namespaces/" + NS + "/deployments/acted").json().path("spec")
+                .path("template").path("metadata").path("annotations").has("kubectl.kubernetes.io/restartedAt"));
+        driver.findElement(By.cssSelector("details[data-key='" + NS + "/acted'] summary")).click();
+        By delete = By.cssSelector("details[data-key='" + NS + "/acted'] button[data-action=delete-pod]");
+        waiting().until(d -> !d.findElements(delete).isEmpty());
+        String pod = driver.findElement(delete).getAttribute("data-key").split("/")[1];
+        driver.findElement(delete).click();
+        waiting().until(d -> get("/api/v1/namespaces/" + NS + "/pods/" + pod).code() == 404);
+    }
 }
