@@ -238,6 +238,13 @@ async function pollStatus() {
     S.controllers = null;
     S.controllersError = failure(r);
   } else {
+    // each controller's reconciles per second since the last poll
+    const before = Object.fromEntries((S.controllers || []).map(c => [c.metadata.name, c]));
+    for (const c of r.body.items || []) {
+      const b = before[c.metadata.name];
+      c.rate = b && S.last ? Math.max(0, (c.status.reconciles - b.status.reconciles) / Math.max(0.001, now - S.last.t))
+        : (b ? b.rate : 0);
+    }
     S.controllers = r.body.items || [];
     S.controllersError = '';
   }
@@ -277,13 +284,23 @@ function renderNotices() {
   $('#notices').innerHTML = hidden.join('') + recent.join('');
 }
 
+let lastHtml = '';
+let pointerDown = false;
+
 function render() {
   if (!S.token) return;
   renderNotices();
+  if (pointerDown) { // never redraw under a click in progress: the button would be gone by the mouseup
+    scheduleRender();
+    return;
+  }
   const view = { cluster: renderCluster, workloads: renderWorkloads, controllers: renderControllers,
     scheduler: renderScheduler, events: renderEvents }[S.tab];
+  const html = view();
+  if (html === lastHtml && S.tab !== 'controllers' && S.tab !== 'scheduler') return;
+  lastHtml = html;
   const focused = document.activeElement && document.activeElement.id;
-  $('#view').innerHTML = view();
+  $('#view').innerHTML = html;
   if (S.tab === 'controllers') drawCharts(['reconcileRate', 'queueDepth', 'scheduledRate']);
   if (S.tab === 'scheduler') drawCharts(['scheduledRate']);
   if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
@@ -395,12 +412,13 @@ function renderControllers() {
   const rows = S.controllers.map(c => {
     const s = c.status;
     return `<tr><td>${esc(c.metadata.name)}</td><td>${s.leader ? '<span class="pill ok">leader</span>' : esc(s.leaseHolder || '')}</td>
-      <td>${s.workers}</td><td>${s.queueDepth}</td><td>${s.inFlight}</td><td>${s.reconciles}</td><td>${s.errors}</td>
+      <td>${s.workers}</td><td>${s.queueDepth}</td><td>${s.inFlight}</td><td>${(c.rate || 0).toFixed(1)}</td>
+      <td>${s.reconciles}</td><td>${s.errors}</td>
       <td>${s.retries}</td><td>${s.p99Millis}</td>
       <td class="wrap">${s.lastError ? `${objectLink(s.lastError.object)}: ${esc(s.lastError.message)} <span class="muted">${age(s.lastError.time)} ago</span>` : ''}</td></tr>`;
   }).join('');
   return `<section class="card"><h2>Controllers</h2><div class="scroll"><table data-test="controllers">
-    <thead><tr><th>Controller</th><th>Leader</th><th>Workers</th><th>Queue</th><th>In flight</th><th>Reconciles</th>
+    <thead><tr><th>Controller</th><th>Leader</th><th>Workers</th><th>Queue</th><th>In flight</th><th>Reconciles/s</th><th>Reconciles</th>
     <th>Errors</th><th>Retries</th><th>p99 ms</th><th>Last error</th></tr></thead><tbody>${rows}</tbody></table></div></section>
     <div class="grid">
       <section class="card"><h2>Reconciles per second, last 15 minutes</h2><div class="chart" id="chart-reconcileRate"></div></section>
@@ -697,6 +715,7 @@ function start() {
 }
 
 function stop() {
+  lastHtml = '';
   for (const w of S.watches) w.abort();
   S.watches = [];
   if (S.poller) clearInterval(S.poller);
@@ -772,6 +791,9 @@ document.addEventListener('DOMContentLoaded', () => {
     render();
   }, true);
   $('#detail-close').addEventListener('click', () => { $('#detail').hidden = true; });
+  document.addEventListener('pointerdown', () => { pointerDown = true; }, true);
+  document.addEventListener('pointerup', () => { pointerDown = false; }, true);
+  document.addEventListener('pointercancel', () => { pointerDown = false; }, true);
   document.addEventListener('keydown', e => {
     if (e.key === 'Escape' && !$('#detail').hidden) $('#detail').hidden = true;
   });

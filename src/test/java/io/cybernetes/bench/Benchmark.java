@@ -141,6 +141,8 @@ public final class Benchmark {
                 new ControllerBenchmark(ctx, adminToken).run();
             } else if ("scheduler".equals(System.getProperty("bench.only"))) {
                 new SchedulerBenchmark(ctx, adminToken).run();
+            } else if ("dashboard".equals(System.getProperty("bench.only"))) {
+                new DashboardBenchmark(ctx, adminToken).run();
             } else if ("nodes".equals(System.getProperty("bench.only"))) {
                 new NodeAgentBenchmark(ctx, adminToken, pki).run();
             } else {

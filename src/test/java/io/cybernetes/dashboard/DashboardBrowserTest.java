@@ -112,8 +112,11 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
                 .replace("NAME", name).replace("REPLICAS", Integer.toString(replicas)).replace("IMAGE", image);
     }
 
+    /** A wait that looks again when the page redrew an element between finding and reading it. */
     private WebDriverWait waiting() {
-        return new WebDriverWait(driver, Duration.ofSeconds(30));
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        return wait;
     }
 
     private void signIn(String token, String namespace) {
@@ -122,16 +125,25 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> d.findElement(By.id("token")).isDisplayed());
         driver.findElement(By.id("token")).sendKeys(token);
         driver.findElement(By.id("signin-ns")).sendKeys(namespace);
-        driver.findElement(By.cssSelector("#signin button[type=submit]")).click();
+        click(By.cssSelector("#signin button[type=submit]"));
         waiting().until(d -> d.findElement(By.id("user")).getText().startsWith("Signed in as"));
     }
 
     private void tab(String name) {
-        driver.findElement(By.cssSelector("#tabs button[data-tab='" + name + "']")).click();
+        click(By.cssSelector("#tabs button[data-tab='" + name + "']"));
     }
 
+    /** Clicks the element, found again if the live page redrew it between finding and clicking. */
+    private void click(By by) {
+        waiting().until(d -> {
+            d.findElement(by).click();
+            return true;
+        });
+    }
+
+    /** The element's text, read again if the page redrew it meanwhile (live pages redraw). */
     private String text(String css) {
-        return driver.findElement(By.cssSelector(css)).getText();
+        return waiting().until(d -> d.findElement(By.cssSelector(css)).getText());
     }
 
     @Test
@@ -171,7 +183,7 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> !d.findElements(why).isEmpty()
                 && d.findElement(By.cssSelector("tr[data-pending='" + NS + "/too-big']")).getText()
                 .contains("Insufficient cpu"));
-        driver.findElement(why).click();
+        click(why);
         waiting().until(d -> !d.findElements(By.cssSelector("[data-test=why]")).isEmpty());
         String breakdown = text("[data-test=why]");
         assertThat(breakdown).contains("node-1", "node-2", "node-3", "NodeResourcesFit", "Insufficient cpu");
@@ -203,7 +215,7 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         tab("workloads");
         By scale = By.cssSelector("tr[data-deployment='" + TEAM + "/" + TEAM + "-app'] button[data-action=scale]");
         waiting().until(d -> !d.findElements(scale).isEmpty());
-        driver.findElement(scale).click();
+        click(scale);
         waiting().until(d -> !d.findElements(By.cssSelector("[data-test=notice]")).isEmpty());
         assertThat(text("[data-test=notice]")).contains("Scale failed", "403 Forbidden",
                 "User \"bob\" cannot patch resource \"deployments/scale\" in API group \"apps\" in the namespace \""
@@ -221,12 +233,13 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         tab("workloads");
         By open = By.cssSelector("tr[data-deployment='" + NS + "/edited'] a.obj");
         waiting().until(d -> !d.findElements(open).isEmpty());
-        driver.findElement(open).click();
+        click(open);
         waiting().until(d -> !d.findElements(By.cssSelector("[data-test=diff]")).isEmpty());
         // from the revision before the edit to the latest: the image changed
-        org.openqa.selenium.support.ui.Select from = new org.openqa.selenium.support.ui.Select(
-                driver.findElement(By.id("diff-from")));
-        from.selectByIndex(0);
+        waiting().until(d -> {
+            new org.openqa.selenium.support.ui.Select(d.findElement(By.id("diff-from"))).selectByIndex(0);
+            return true;
+        });
         waiting().until(d -> d.findElement(By.id("diff")).getText().lines()
                 .anyMatch(l -> l.startsWith("+") && l.trim().endsWith("image: nginx:1.28")));
         assertThat(text("#diff").lines()).anyMatch(l -> l.startsWith("-") && l.trim().endsWith("image: nginx:1.27"))
@@ -240,7 +253,8 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         WebElement controllers = driver.findElement(By.cssSelector("#tabs button[data-tab='controllers']"));
         controllers.sendKeys(org.openqa.selenium.Keys.ENTER);
         waiting().until(d -> d.findElements(By.cssSelector("table[data-test=controllers] tbody tr")).size() >= 5);
-        assertThat(text("table[data-test=controllers]")).contains("deployment", "replicaset", "garbage-collector");
+        assertThat(text("table[data-test=controllers]")).contains("deployment", "replicaset", "garbage-collector",
+                "RECONCILES/S", "P99 MS", "LAST ERROR");
         waiting().until(d -> !d.findElements(By.cssSelector("#chart-reconcileRate canvas")).isEmpty()
                 && !d.findElements(By.cssSelector("#chart-scheduledRate canvas")).isEmpty());
         driver.manage().window().setSize(new Dimension(420, 800));
@@ -259,23 +273,23 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         signIn(token(), "");
         By cordon = By.cssSelector("tr[data-node='node-2'] button[data-action]");
         waiting().until(d -> !d.findElements(cordon).isEmpty());
-        driver.findElement(cordon).click();
+        click(cordon);
         waiting().until(d -> "true".equals(get("/api/v1/nodes/node-2").text("spec.unschedulable")));
         waiting().until(d -> d.findElement(By.cssSelector("tr[data-node='node-2']")).getText().contains("cordoned"));
-        driver.findElement(cordon).click();
+        click(cordon);
         waiting().until(d -> get("/api/v1/nodes/node-2").text("spec.unschedulable") == null);
 
         tab("workloads");
         By row = By.cssSelector("tr[data-deployment='" + NS + "/acted']");
         waiting().until(d -> !d.findElements(row).isEmpty() && d.findElement(row).getText().contains("1 / 1 / 1 / 1"));
-        driver.findElement(By.cssSelector("tr[data-deployment='" + NS + "/acted'] button[data-action=restart]")).click();
+        click(By.cssSelector("tr[data-deployment='" + NS + "/acted'] button[data-action=restart]"));
         waiting().until(d -> get("/apis/apps/v1/namespaces/" + NS + "/deployments/acted").json().path("spec")
                 .path("template").path("metadata").path("annotations").has("kubectl.kubernetes.io/restartedAt"));
-        driver.findElement(By.cssSelector("details[data-key='" + NS + "/acted'] summary")).click();
+        click(By.cssSelector("details[data-key='" + NS + "/acted'] summary"));
         By delete = By.cssSelector("details[data-key='" + NS + "/acted'] button[data-action=delete-pod]");
         waiting().until(d -> !d.findElements(delete).isEmpty());
-        String pod = driver.findElement(delete).getAttribute("data-key").split("/")[1];
-        driver.findElement(delete).click();
+        String pod = waiting().until(d -> d.findElement(delete).getAttribute("data-key")).split("/")[1];
+        click(delete);
         waiting().until(d -> get("/api/v1/namespaces/" + NS + "/pods/" + pod).code() == 404);
     }
 }
