@@ -282,6 +282,17 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         tab("workloads");
         By row = By.cssSelector("tr[data-deployment='" + NS + "/acted']");
         waiting().until(d -> !d.findElements(row).isEmpty() && d.findElement(row).getText().contains("1 / 1 / 1 / 1"));
+        By replicas = By.cssSelector("tr[data-deployment='" + NS + "/acted'] input[type=number]");
+        waiting().until(d -> {
+            WebElement input = d.findElement(replicas);
+            input.clear();
+            input.sendKeys("2");
+            return true;
+        });
+        click(By.cssSelector("tr[data-deployment='" + NS + "/acted'] button[data-action=scale]"));
+        waiting().until(d -> get("/apis/apps/v1/namespaces/" + NS + "/deployments/acted").json().path("spec")
+                .path("replicas").asInt() == 2);
+        waiting().until(d -> d.findElement(row).getText().contains("2 / 2 / 2 / 2"));
         click(By.cssSelector("tr[data-deployment='" + NS + "/acted'] button[data-action=restart]"));
         waiting().until(d -> get("/apis/apps/v1/namespaces/" + NS + "/deployments/acted").json().path("spec")
                 .path("template").path("metadata").path("annotations").has("kubectl.kubernetes.io/restartedAt"));
