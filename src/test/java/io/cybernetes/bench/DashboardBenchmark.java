@@ -76,10 +76,14 @@ final class DashboardBenchmark {
                 d.findElement(By.cssSelector("#signin button[type=submit]")).click();
                 new WebDriverWait(d, Duration.ofMinutes(2), Duration.ofMillis(50)).until(x ->
                         Boolean.TRUE.equals(((JavascriptExecutor) x).executeScript(
-                                "const p = document.querySelector('[data-test=phases]');"
+                                "const counted = [...document.querySelectorAll('[data-test=phases] .stat b')]"
+                                + ".reduce((n, b) => n + Number(b.textContent), 0);"
                                 + "return document.querySelectorAll('table[data-test=nodes] tbody tr').length === "
-                                + nodes + " && p !== null && p.textContent.includes('" + pods + "');")));
+                                + nodes + " && counted === " + pods + ";")));
                 firstRender.add((System.nanoTime() - t0) / 1_000_000);
+                if (i == 0) {
+                    changeToScreen(d, pods, "one dashboard open", 0);
+                }
                 Object b = ((JavascriptExecutor) d).executeScript("return performance.getEntriesByType('navigation')"
                         + ".concat(performance.getEntriesByType('resource')).reduce((n, e) => n + (e.transferSize"
                         + " || e.encodedBodySize || 0), 0)");
@@ -92,7 +96,7 @@ final class DashboardBenchmark {
                     firstRender.stream().sorted().toList().get(firstRender.size() / 2));
             System.out.printf(Locale.ROOT, "  transferred per dashboard for that (page, scripts, lists): %.1f MiB%n",
                     bytes.get(0) / 1024.0 / 1024);
-            changeToScreen(open.get(0), pods);
+            changeToScreen(open.get(0), pods, dashboards + " dashboards open", 10);
             measure("20 dashboards open, idle", 30, 0, pods);
             measure("20 dashboards open, 20 pod changes/s", 30, 20, pods);
         } finally {
@@ -104,12 +108,13 @@ final class DashboardBenchmark {
     }
 
     /**
-     * From a write to the first dashboard showing it: ten pods end (Succeeded) one after the
-     * other, and each time the dashboard's count of Succeeded pods is awaited.
+     * From a write to the dashboard showing it: ten pods end (Succeeded) one after the other,
+     * and each time the dashboard's count of Succeeded pods is awaited ({@code done} ended
+     * before).
      */
-    private void changeToScreen(WebDriver d, int pods) throws InterruptedException {
+    private void changeToScreen(WebDriver d, int pods, String title, int done) throws InterruptedException {
         List<Long> millis = new ArrayList<>();
-        for (int i = 1; i <= 10; i++) {
+        for (int i = done + 1; i <= done + 10; i++) {
             Pod p = admin.get(Pod.class, "dash-bench", "p" + (pods - i)).orElseThrow();
             p.getStatus().setPhase("Succeeded");
             long t0 = System.nanoTime();
@@ -123,8 +128,8 @@ final class DashboardBenchmark {
             Thread.sleep(200);
         }
         long[] sorted = millis.stream().mapToLong(Long::longValue).sorted().toArray();
-        System.out.printf(Locale.ROOT, "  a pod's change on screen (write → watch → render, 10 changes, 20 dashboards"
-                + " open): median %d ms, max %d ms%n", sorted[sorted.length / 2], sorted[sorted.length - 1]);
+        System.out.printf(Locale.ROOT, "  a pod's change on screen (write → watch → render, 10 changes, %s):"
+                + " median %d ms, max %d ms%n", title, sorted[sorted.length / 2], sorted[sorted.length - 1]);
     }
 
     private void measure(String title, int seconds, int changesPerSecond, int pods) throws Exception {
