@@ -59,7 +59,8 @@ public final class X509Certificates {
         try {
             Instant now = Instant.now();
             X500Name subjectName = new X500Name(subject);
-            X500Name issuerName = issuer == null ? subjectName : new X500Name(issuer.getSubjectX500Principal().getName());
+            X500Name issuerName = issuer == null ? subjectName
+                    : new X500Name(issuer.getSubjectX500Principal().getName());
             X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuerName,
                     new BigInteger(127, new SecureRandom()), Date.from(now.minus(Duration.ofMinutes(5))),
                     Date.from(now.plus(validity)), subjectName, subjectKey);

@@ -107,7 +107,7 @@ public final class NodeLifecycleController implements Reconciler {
                     taints.removeIf(t -> NOT_READY.equals(t.getKey()));
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoExecute")
-                            .withTimeAdded(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()).build());
+                            .withTimeAdded(seconds(now)).build());
                 });
                 events.warning(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
                 return Result.after(Duration.ofSeconds(1));
@@ -124,6 +124,11 @@ public final class NodeLifecycleController implements Reconciler {
         }
         Duration untilLate = grace.minus(Duration.between(lastSeen, now)).plusMillis(100);
         return Result.after(untilLate.isNegative() ? Duration.ofSeconds(1) : untilLate);
+    }
+
+    /** A taint's timeAdded as Kubernetes writes it: RFC 3339 in whole seconds. */
+    private static String seconds(Instant t) {
+        return t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
 
     private static String readyStatus(Node node) {
@@ -169,7 +174,7 @@ public final class NodeLifecycleController implements Reconciler {
         changeTaints(withStatus, taints -> {
             taints.removeIf(t -> UNREACHABLE.equals(t.getKey()) || NOT_READY.equals(t.getKey()));
             taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoSchedule").build());
-            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(seconds(now))
                     .build());
         });
         events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
