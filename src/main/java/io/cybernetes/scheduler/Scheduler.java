@@ -6,9 +6,11 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Conflicts;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.Keys;
+import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.Framework;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Priorities;
+import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -145,42 +147,69 @@ public final class Scheduler {
             cycleNanos.addAndGet(System.nanoTime() - started);
             return true;
         }
+        CycleState state = d.state() != null ? d.state() : new CycleState();
+        Status reserved = framework.reserve(state, pod, d.node());
+        if (!reserved.isSuccess()) {
+            queue.retry(q);
+            events.warning(pod, "FailedScheduling", "Reserving node " + d.node() + " failed (" + reserved.plugin()
+                    + "): " + String.join(", ", reserved.reasons()));
+            cycleNanos.addAndGet(System.nanoTime() - started);
+            return true;
+        }
         cache.assume(pod, d.node());
         maxBindsInFlight.accumulateAndGet(bindsInFlight.incrementAndGet(), Math::max);
         cycleNanos.addAndGet(System.nanoTime() - started);
-        binder.execute(() -> bind(q, d.node()));
+        binder.execute(() -> bind(q, d.node(), state));
         return true;
     }
 
-    private void bind(SchedulingQueue.QueuedPod q, String node) {
+    private void bind(SchedulingQueue.QueuedPod q, String node, CycleState state) {
         long started = System.nanoTime();
         try {
-            bindNow(q, node);
+            bindNow(q, node, state);
         } finally {
             bindsInFlight.decrementAndGet();
             bindNanos.addAndGet(System.nanoTime() - started);
         }
     }
 
-    private void bindNow(SchedulingQueue.QueuedPod q, String node) {
+    /**
+     * Binds through the profile's Bind plugin, or else through {@code pods/binding}. On
+     * failure the assumed pod is forgotten, the reservation undone and the pod tried again
+     * after its backoff (unless it is gone).
+     */
+    private void bindNow(SchedulingQueue.QueuedPod q, String node, CycleState state) {
         Pod pod = q.pod();
+        int code = 0;
+        String failure = null;
         try {
-            client.bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), node);
+            Optional<Status> byPlugin = framework.bind(state, pod, node);
+            if (byPlugin.isEmpty()) {
+                client.bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), node);
+            } else if (!byPlugin.get().isSuccess()) {
+                failure = byPlugin.get().plugin() + ": " + String.join(", ", byPlugin.get().reasons());
+            }
+        } catch (ApiException e) {
+            code = e.code();
+            failure = e.getMessage();
+        }
+        if (failure == null) {
             bound.incrementAndGet();
             cache.finishBinding(pod);
             queue.done(q);
             String message = "Successfully assigned " + Keys.of(pod) + " to " + node;
             reports.execute(() -> events.normal(pod, "Scheduled", message));
-        } catch (ApiException e) {
-            cache.forget(pod);
-            bindFailures.incrementAndGet();
-            if (e.code() == 404) {
-                queue.done(q); // the pod is gone
-                return;
-            }
-            queue.retry(q);
-            events.warning(pod, "FailedScheduling", "Binding rejected: " + e.getMessage());
+            return;
         }
+        cache.forget(pod);
+        framework.unreserve(state, pod, node);
+        bindFailures.incrementAndGet();
+        if (code == 404) {
+            queue.done(q); // the pod is gone
+            return;
+        }
+        queue.retry(q);
+        events.warning(pod, "FailedScheduling", "Binding rejected: " + failure);
     }
 
     /**

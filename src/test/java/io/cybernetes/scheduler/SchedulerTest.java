@@ -8,6 +8,12 @@ import io.cybernetes.scheduler.framework.Framework;
 import io.cybernetes.scheduler.framework.Profile;
 import io.cybernetes.scheduler.noderesources.NodeResourcesFit;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.cybernetes.scheduler.framework.CycleState;
+import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.framework.Status;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import static io.cybernetes.scheduler.Fixtures.node;
@@ -86,5 +92,115 @@ class SchedulerTest {
         scheduler(client).scheduleOne(0);
         assertThat(cache.isAssumed(pod("p"))).isFalse();
         assertThat(queue.depths().backoff()).isEqualTo(1);
+    }
+
+    /** Records what the framework tells it; refuses to reserve the nodes named. */
+    static final class RecordingPlugin implements Plugin.Reserve,
+            Plugin.Bind {
+        final List<String> calls = new ArrayList<>();
+        final Set<String> refuse;
+        final boolean binds;
+
+        RecordingPlugin(boolean binds, String... refuse) {
+            this.binds = binds;
+            this.refuse = Set.of(refuse);
+        }
+
+        @Override
+        public String name() {
+            return "Recording";
+        }
+
+        @Override
+        public Status reserve(CycleState state,
+                                                                Pod pod, String node) {
+            calls.add("reserve " + node);
+            return refuse.contains(node) ? Status.unschedulable("volume taken")
+                    : Status.SUCCESS;
+        }
+
+        @Override
+        public void unreserve(CycleState state, Pod pod, String node) {
+            calls.add("unreserve " + node);
+        }
+
+        @Override
+        public Status bind(CycleState state,
+                                                             Pod pod, String node) {
+            calls.add("bind " + node);
+            return Status.SUCCESS;
+        }
+    }
+
+    private Scheduler scheduler(RecordingApiClient client, Plugin plugin) {
+        Framework framework = new Framework(new Profile().add(new NodeResourcesFit(
+                NodeResourcesFit.Strategy.LEAST_ALLOCATED)).add(plugin, 0), 0);
+        return new Scheduler(client, framework, queue, cache, new EventRecorder(client, "default-scheduler"),
+                Runnable::run, clock);
+    }
+
+    /** Only Reserve, without binding itself. */
+    static final class ReserveOnly implements Plugin.Reserve {
+        final RecordingPlugin inner;
+
+        ReserveOnly(String... refuse) {
+            inner = new RecordingPlugin(false, refuse);
+        }
+
+        @Override
+        public String name() {
+            return "ReserveOnly";
+        }
+
+        @Override
+        public Status reserve(CycleState state,
+                                                                Pod pod, String node) {
+            return inner.reserve(state, pod, node);
+        }
+
+        @Override
+        public void unreserve(CycleState state, Pod pod, String node) {
+            inner.unreserve(state, pod, node);
+        }
+    }
+
+    @Test
+    void aRefusedReserveUnreservesAndBacksOffWithoutAssuming() throws Exception {
+        RecordingApiClient client = new RecordingApiClient();
+        ReserveOnly plugin = new ReserveOnly("n1");
+        cache.putNode(node("n1"));
+        queue.add(pod("p", "1", null).build());
+        scheduler(client, plugin).scheduleOne(0);
+        assertThat(plugin.inner.calls).containsExactly("reserve n1", "unreserve n1");
+        assertThat(cache.isAssumed(pod("p"))).isFalse();
+        assertThat(client.actions).noneMatch(a -> a.startsWith("bind"));
+        assertThat(queue.depths().backoff()).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedBindingUnreserves() throws Exception {
+        RecordingApiClient client = new RecordingApiClient() {
+            @Override
+            public void bind(String namespace, String pod, String node) {
+                throw ApiException.conflict("", "pods", pod, "pod " + pod + " is already assigned to node \"x\"");
+            }
+        };
+        ReserveOnly plugin = new ReserveOnly();
+        cache.putNode(node("n1"));
+        queue.add(pod("p", "1", null).build());
+        scheduler(client, plugin).scheduleOne(0);
+        assertThat(plugin.inner.calls).containsExactly("reserve n1", "unreserve n1");
+    }
+
+    @Test
+    void aBindPluginBindsInsteadOfPodsBinding() throws Exception {
+        RecordingApiClient client = new RecordingApiClient();
+        RecordingPlugin plugin = new RecordingPlugin(true);
+        cache.putNode(node("n1"));
+        queue.add(pod("p", "1", null).build());
+        scheduler(client, plugin).scheduleOne(0);
+        assertThat(plugin.calls).containsExactly("reserve n1", "bind n1");
+        assertThat(client.actions).noneMatch(a -> a.startsWith("bind"));
+        assertThat(queue.depths()).isEqualTo(new SchedulingQueue.Depths(0, 0, 0));
     }
 }

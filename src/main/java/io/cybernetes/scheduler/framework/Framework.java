@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,15 +69,17 @@ public final class Framework implements Plugin.Handle {
     /**
      * How one attempt went: the chosen node (null when none fits), every filtered node's
      * verdict, the scores, and when nothing fit what the PostFilter plugins found (null
-     * when none ran).
+     * when none ran); for a chosen node the cycle's state, which Reserve and Bind plugins
+     * read (not kept for explaining).
      */
     public record Decision(String node, int nodesConsidered, Map<String, Status> filtered,
                            Map<String, Map<String, Long>> scores, Status preFilter,
-                           Plugin.PostFilterResult postFilter, int omittedVerdicts, int omittedScores) {
+                           Plugin.PostFilterResult postFilter, int omittedVerdicts, int omittedScores,
+                           CycleState state) {
 
         Decision(String node, int nodesConsidered, Map<String, Status> filtered, Map<String, Map<String, Long>> scores,
                  Status preFilter, Plugin.PostFilterResult postFilter) {
-            this(node, nodesConsidered, filtered, scores, preFilter, postFilter, 0, 0);
+            this(node, nodesConsidered, filtered, scores, preFilter, postFilter, 0, 0, null);
         }
 
         /**
@@ -86,14 +89,16 @@ public final class Framework implements Plugin.Handle {
          */
         public Decision trimmed(int max) {
             if (filtered.size() <= max && scores.size() <= max) {
-                return this;
+                return state == null ? this : new Decision(node, nodesConsidered, filtered, scores, preFilter,
+                        postFilter, omittedVerdicts, omittedScores, null);
             }
             Map<String, Status> someVerdicts = new LinkedHashMap<>();
             filtered.entrySet().stream().limit(max).forEach(e -> someVerdicts.put(e.getKey(), e.getValue()));
             Map<String, Map<String, Long>> best = new LinkedHashMap<>();
             scores.entrySet().stream().limit(max).forEach(e -> best.put(e.getKey(), e.getValue()));
             return new Decision(node, nodesConsidered, someVerdicts, best, preFilter, postFilter,
-                    omittedVerdicts + filtered.size() - someVerdicts.size(), omittedScores + scores.size() - best.size());
+                    omittedVerdicts + filtered.size() - someVerdicts.size(), omittedScores + scores.size() - best.size(),
+                    null);
         }
 
         public boolean scheduled() {
@@ -149,7 +154,7 @@ public final class Framework implements Plugin.Handle {
         if (nominated != null && !nominated.isEmpty()) {
             for (NodeInfo node : nodes) {
                 if (node.name().equals(nominated) && filter(state, pod, node).isSuccess()) {
-                    return new Decision(nominated, nodes.size(), Map.of(), Map.of(), null, null);
+                    return new Decision(nominated, nodes.size(), Map.of(), Map.of(), null, null, 0, 0, state);
                 }
             }
         }
@@ -228,7 +233,38 @@ public final class Framework implements Plugin.Handle {
             breakdown.put(feasible.get(i).name(), byPlugin);
         }
         return new Decision(feasible.get(best).name(), nodes.size(), filtered, breakdown, null, null, 0,
-                n - breakdown.size());
+                n - breakdown.size(), state);
+    }
+
+    /**
+     * Runs the Reserve plugins for the chosen node; when one refuses, every Reserve plugin
+     * is told to unreserve (in reverse order, as Kubernetes does) and its refusal returned.
+     */
+    public Status reserve(CycleState state, Pod pod, String node) {
+        for (Plugin.Reserve r : profile.reserves) {
+            Status s = r.reserve(state, pod, node);
+            if (!s.isSuccess()) {
+                unreserve(state, pod, node);
+                return s.from(r.name());
+            }
+        }
+        return Status.SUCCESS;
+    }
+
+    /** The choice is undone (a refused reserve, a failed binding): every Reserve plugin, in reverse order. */
+    public void unreserve(CycleState state, Pod pod, String node) {
+        for (int i = profile.reserves.size() - 1; i >= 0; i--) {
+            profile.reserves.get(i).unreserve(state, pod, node);
+        }
+    }
+
+    /** The first Bind plugin's binding; empty when the profile has none (the scheduler binds through pods/binding). */
+    public Optional<Status> bind(CycleState state, Pod pod, String node) {
+        if (profile.binds.isEmpty()) {
+            return Optional.empty();
+        }
+        Plugin.Bind b = profile.binds.get(0);
+        return Optional.of(b.bind(state, pod, node).from(b.name()));
     }
 
     private Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {

@@ -90,14 +90,20 @@ public interface Plugin {
     /** The highest score a plugin gives a node (before its weight). */
     long MAX_SCORE = 100;
 
-    /** Told when a node is chosen (reserve) and when that choice is undone (unreserve). */
+    /**
+     * Told when a node is chosen (reserve), before the pod is assumed there, and when that
+     * choice is undone (unreserve): a reserve refused, or the binding failed.
+     */
     interface Reserve extends Plugin {
         Status reserve(CycleState state, Pod pod, String node);
 
         void unreserve(CycleState state, Pod pod, String node);
     }
 
-    /** Binds the pod to the chosen node. */
+    /**
+     * Binds the pod to the chosen node in place of the scheduler's own binding through
+     * {@code pods/binding} (the first Bind plugin of the profile does it).
+     */
     interface Bind extends Plugin {
         Status bind(CycleState state, Pod pod, String node);
     }

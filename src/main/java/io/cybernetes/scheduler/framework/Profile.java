@@ -17,6 +17,7 @@ public final class Profile {
     final List<Plugin.PreScore> preScores = new ArrayList<>();
     final Map<Plugin.Score, Long> scores = new LinkedHashMap<>();
     final List<Plugin.Reserve> reserves = new ArrayList<>();
+    final List<Plugin.Bind> binds = new ArrayList<>();
     private Plugin.QueueSort queueSort;
 
     /** Adds the plugin at every extension point it implements; {@code weight} counts for scoring. */
@@ -45,6 +46,9 @@ public final class Profile {
         }
         if (plugin instanceof Plugin.Reserve p) {
             reserves.add(p);
+        }
+        if (plugin instanceof Plugin.Bind p) {
+            binds.add(p);
         }
         return this;
     }
