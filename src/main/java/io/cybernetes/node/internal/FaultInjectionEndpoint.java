@@ -56,7 +56,7 @@ class FaultInjectionEndpoint {
             + " | \"NotReady\" | \"Ready\"}")
     @PostMapping("/apis/status.cybernetes.io/v1/nodes/{name}/faults")
     ResponseEntity<byte[]> injectNodeFault(@PathVariable String name, @RequestBody(required = false) byte[] body) {
-        String action = action(body);
+        String action = fault(body).path("action").asString();
         NodeAgent agent = agent(name);
         switch (action) {
             case "StopHeartbeats" -> agent.heartbeats(false);
@@ -74,11 +74,11 @@ class FaultInjectionEndpoint {
     @PostMapping("/apis/status.cybernetes.io/v1/namespaces/{namespace}/pods/{name}/faults")
     ResponseEntity<byte[]> injectPodFault(@PathVariable String namespace, @PathVariable String name,
                                           @RequestBody(required = false) byte[] body) {
-        String action = action(body);
+        JsonNode o = fault(body);
+        String action = o.path("action").asString();
         if (!"CrashContainer".equals(action)) {
             throw ApiException.badRequest("unknown pod fault action \"" + action + "\": CrashContainer");
         }
-        JsonNode o = Json.parseObject(body, false);
         JsonNode exit = o.path("exitCode");
         if (!exit.isMissingNode() && !exit.isInt()) {
             throw ApiException.badRequest("exitCode must be an integer");
@@ -101,15 +101,17 @@ class FaultInjectionEndpoint {
         return json(out);
     }
 
-    private static String action(byte[] body) {
+    /** The fault asked for, parsed once: an object with a non-empty {@code action}. */
+    private static JsonNode fault(byte[] body) {
         if (body == null || body.length == 0) {
             throw ApiException.badRequest("a fault needs a body: {\"action\": ...}");
         }
-        JsonNode action = Json.parseObject(body, false).path("action");
+        JsonNode fault = Json.parseObject(body, false);
+        JsonNode action = fault.path("action");
         if (!action.isString() || action.asString().isEmpty()) {
             throw ApiException.badRequest("a fault needs an \"action\"");
         }
-        return action.asString();
+        return fault;
     }
 
     private static ResponseEntity<byte[]> faults(String name, NodeAgent agent) {
