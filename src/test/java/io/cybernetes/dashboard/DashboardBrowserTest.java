@@ -303,4 +303,36 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         click(delete);
         waiting().until(d -> get("/api/v1/namespaces/" + NS + "/pods/" + pod).code() == 404);
     }
+
+    @Test
+    void eventsFilterAndAPodsOwnerChain() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", deployment("owned", 1, "nginx:1")).code())
+                .isIn(201, 409);
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"never-fits"},
+                 "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"900"}}}]}}""")
+                .code()).isIn(201, 409);
+        signIn(token(), NS);
+        tab("events");
+        waiting().until(d -> text("table[data-test=events]").contains("FailedScheduling")
+                && text("table[data-test=events]").contains("Scheduled"));
+        waiting().until(d -> {
+            new org.openqa.selenium.support.ui.Select(d.findElement(By.id("ev-type"))).selectByVisibleText("Warning");
+            return true;
+        });
+        waiting().until(d -> !text("table[data-test=events] tbody").contains("Normal"));
+        assertThat(text("table[data-test=events] tbody")).contains("never-fits");
+        WebElement object = driver.findElement(By.id("ev-object"));
+        object.sendKeys("Pod/owned");
+        waiting().until(d -> !text("table[data-test=events] tbody").contains("never-fits"));
+
+        tab("workloads");
+        click(By.cssSelector("details[data-key='" + NS + "/owned'] summary"));
+        By podLink = By.cssSelector("details[data-key='" + NS + "/owned'] a.obj[data-detail^='Pod|']");
+        waiting().until(d -> !d.findElements(podLink).isEmpty());
+        click(podLink);
+        waiting().until(d -> text("#detail-content").contains("Owners"));
+        waiting().until(d -> text("#detail-content").matches("(?s).*Owners\\s+owned-[a-z0-9]+ → owned.*"));
+        assertThat(text("#detail-content")).contains("Successfully assigned " + NS + "/owned-");
+    }
 }
