@@ -17,6 +17,8 @@ public record UserInfo(String name, String uid, List<String> groups, Map<String,
 
     /** The request attribute under which the authentication filter leaves the user. */
     public static final String REQUEST_ATTRIBUTE = UserInfo.class.getName();
+    /** Where the authenticated user stays when the request impersonates another (the audit event's {@code user}). */
+    public static final String IMPERSONATOR_REQUEST_ATTRIBUTE = UserInfo.class.getName() + ".impersonator";
 
     public UserInfo {
         uid = uid == null ? "" : uid;

@@ -73,9 +73,18 @@ public abstract class ApiTestSupport {
     /** A request with the bearer token given (none when null). */
     protected Response callAs(String bearer, String method, String path, String contentType, String body,
                               String accept) {
+        return callWithHeaders(bearer, method, path, contentType, body, accept);
+    }
+
+    /** As {@link #callAs}, with more headers given as name, value, name, value... */
+    protected Response callWithHeaders(String bearer, String method, String path, String contentType, String body,
+                                       String accept, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
         if (bearer != null) {
             b.header("Authorization", "Bearer " + bearer);
         }

@@ -74,6 +74,19 @@ class AuditTest extends ApiTestSupport {
         assertThat(e.path("requestReceivedTimestamp").asString()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
     }
 
+    @Test
+    void anImpersonatedRequestRecordsBothUsers() {
+        Response r = callWithHeaders(token(), "GET", "/api/v1/namespaces/default/configmaps", null, null,
+                "application/json", "Impersonate-User", "bob", "Impersonate-Group", "team-b");
+        assertThat(r.code()).isEqualTo(403);
+        JsonNode e = event(r);
+        assertThat(e.path("user").path("username").asString()).isEqualTo("admin");
+        assertThat(e.path("impersonatedUser").path("username").asString()).isEqualTo("bob");
+        assertThat(e.path("impersonatedUser").path("groups").toString())
+                .isEqualTo("[\"team-b\",\"system:authenticated\"]");
+        assertThat(e.path("annotations").path("authorization.k8s.io/decision").asString()).isEqualTo("forbid");
+    }
+
     /** The one line whose requestURI and user name are these (in-process requests carry no Audit-Id header). */
     private JsonNode eventOf(String user, String uriPart) {
         AtomicReference<JsonNode> found = new AtomicReference<>();

@@ -255,6 +255,45 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
+    void asAndAsGroupRunTheCommandAsTheImpersonatedUserOnlyWithImpersonateRights() throws Exception {
+        Run bind = kubectl("create", "rolebinding", "team-a-view", "-n", ns, "--clusterrole=view", "--group=team-a");
+        assertThat(bind.exit()).as(bind.all()).isZero();
+        Run asAlice = kubectl("--as=alice", "--as-group=team-a", "auth", "whoami");
+        assertThat(asAlice.exit()).as(asAlice.all()).isZero();
+        assertThat(asAlice.out()).contains("alice", "team-a", "system:authenticated").doesNotContain("system:masters");
+        Run refused = kubectl("--as=alice", "--as-group=team-a", "get", "secrets", "-n", "kube-system");
+        assertThat(refused.exit()).isNotZero();
+        assertThat(refused.err()).contains("secrets is forbidden: User \"alice\" cannot list resource \"secrets\"");
+        Run noGroup = kubectl("--as=alice", "create", "configmap", "x", "-n", ns);
+        assertThat(noGroup.exit()).as("without the group alice may not write here").isNotZero();
+        assertThat(noGroup.err()).contains("User \"alice\" cannot create resource \"configmaps\"");
+
+        Path carol = kubeconfigFor("carol-token");
+        Run denied = kubectlWith(carol, "--as=alice", "get", "pods", "-n", ns);
+        assertThat(denied.exit()).isNotZero();
+        assertThat(denied.err()).contains("users \"alice\" is forbidden: User \"carol\" cannot impersonate resource"
+                + " \"users\" in API group \"\" at the cluster scope");
+        Run grant = kubectl("create", "clusterrole", "impersonate-alice-" + ns, "--verb=impersonate",
+                "--resource=users", "--resource-name=alice");
+        assertThat(grant.exit()).as(grant.all()).isZero();
+        assertThat(kubectl("create", "clusterrolebinding", "carol-as-alice-" + ns,
+                "--clusterrole=impersonate-alice-" + ns, "--user=carol").exit()).isZero();
+        long deadline = System.currentTimeMillis() + 10_000;
+        Run allowed = kubectlWith(carol, "--as=alice", "auth", "whoami");
+        while (allowed.exit() != 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            allowed = kubectlWith(carol, "--as=alice", "auth", "whoami");
+        }
+        assertThat(allowed.out()).as(allowed.all()).contains("alice").doesNotContain("carol");
+        Run groupDenied = kubectlWith(carol, "--as=alice", "--as-group=system:masters", "get", "nodes");
+        assertThat(groupDenied.exit()).isNotZero();
+        assertThat(groupDenied.err()).contains("groups \"system:masters\" is forbidden: User \"carol\" cannot"
+                + " impersonate resource \"groups\" in API group \"\" at the cluster scope");
+        kubectl("delete", "clusterrolebinding", "carol-as-alice-" + ns);
+        kubectl("delete", "clusterrole", "impersonate-alice-" + ns);
+    }
+
+    @Test
     void explainShowsThePublishedDescriptions() {
         Run r = kubectl("explain", "deployment.spec.replicas");
         assertThat(r.exit()).as(r.all()).isZero();

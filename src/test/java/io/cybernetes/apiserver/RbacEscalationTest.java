@@ -3,6 +3,11 @@ package io.cybernetes.apiserver;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +28,79 @@ class RbacEscalationTest extends ApiTestSupport {
         assertThat(post(RBAC + "/namespaces/" + NS + "/rolebindings", RbacMatrixTest.binding("RoleBinding",
                 "team-a-admin", "admin", "team-a")).code()).isIn(201, 409);
         eventually(() -> assertThat(asAlice("GET", "/api/v1/namespaces/" + NS + "/secrets", null).code()).isEqualTo(200));
+        assertThat(post(RBAC + "/namespaces/" + NS + "/rolebindings", "{\"metadata\":{\"name\":\"ops-admins\"},"
+                + "\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+                + "\"name\":\"cluster-admin\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"ops\","
+                + "\"apiGroup\":\"rbac.authorization.k8s.io\"}]}").code()).isIn(201, 409);
+        assertThat(post(RBAC + "/namespaces/" + NS + "/roles", role("node-watcher",
+                "{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\"]}")).code()).isIn(201, 409);
+    }
+
+    static final String ALICE_SUBJECT = "{\"kind\":\"User\",\"name\":\"alice\",\"apiGroup\":\"rbac.authorization.k8s.io\"}";
+
+    static Stream<Arguments> waysToAddASubject() {
+        String ops = "{\"kind\":\"Group\",\"name\":\"ops\",\"apiGroup\":\"rbac.authorization.k8s.io\"}";
+        String subjects = "[" + ops + "," + ALICE_SUBJECT + "]";
+        return Stream.of(
+                Arguments.of("merge patch", "PATCH", "application/merge-patch+json", "{\"subjects\":" + subjects + "}"),
+                Arguments.of("JSON patch", "PATCH", "application/json-patch+json",
+                        "[{\"op\":\"add\",\"path\":\"/subjects/-\",\"value\":" + ALICE_SUBJECT + "}]"),
+                Arguments.of("strategic merge patch", "PATCH", "application/strategic-merge-patch+json",
+                        "{\"subjects\":" + subjects + "}"),
+                Arguments.of("server-side apply", "PATCH", "application/apply-patch+yaml",
+                        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\","
+                                + "\"metadata\":{\"name\":\"ops-admins\"},\"roleRef\":{\"apiGroup\":"
+                                + "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"cluster-admin\"},"
+                                + "\"subjects\":" + subjects + "}"),
+                Arguments.of("PUT", "PUT", "application/json",
+                        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\","
+                                + "\"metadata\":{\"name\":\"ops-admins\"},\"roleRef\":{\"apiGroup\":"
+                                + "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"cluster-admin\"},"
+                                + "\"subjects\":" + subjects + "}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("waysToAddASubject")
+    void aTeamAdminCannotAddHerselfToABindingOfARoleSheDoesNotHold(String how, String method, String contentType,
+                                                                    String body) {
+        String path = RBAC + "/namespaces/" + NS + "/rolebindings/ops-admins"
+                + (contentType.startsWith("application/apply") ? "?fieldManager=alice" : "");
+        Response r = callAs("alice-token", method, path, contentType, body, "application/json");
+        assertThat(r.code()).as(r.body()).isEqualTo(403);
+        assertThat(r.text("message")).startsWith("rolebindings.rbac.authorization.k8s.io \"ops-admins\" is forbidden:"
+                + " user \"alice\" (groups=[\"team-a\" \"system:authenticated\"]) is attempting to grant RBAC"
+                + " permissions not currently held:");
+        assertThat(get(RBAC + "/namespaces/" + NS + "/rolebindings/ops-admins").json().path("subjects").size())
+                .isEqualTo(1);
+        Response unlabel = callAs("alice-token", "PATCH", "/api/v1/namespaces/" + NS, "application/merge-patch+json",
+                "{\"metadata\":{\"labels\":{\"pod-security.kubernetes.io/enforce\":null}}}", "application/json");
+        assertThat(unlabel.code()).as("alice holds no more than before: " + unlabel.body()).isEqualTo(403);
+    }
+
+    @Test
+    void aTeamAdminMayStillChangeWhatTheGarbageCollectorWritesOnABindingSheCouldNotCreate() {
+        Response r = callAs("alice-token", "PATCH", RBAC + "/namespaces/" + NS + "/rolebindings/ops-admins",
+                "application/merge-patch+json", "{\"metadata\":{\"finalizers\":[\"example.com/keep\"]}}",
+                "application/json");
+        assertThat(r.code()).as(r.body()).isEqualTo(200);
+        assertThat(callAs("alice-token", "PATCH", RBAC + "/namespaces/" + NS + "/rolebindings/ops-admins",
+                "application/merge-patch+json", "{\"metadata\":{\"finalizers\":null}}", "application/json").code())
+                .isEqualTo(200);
+        Response label = callAs("alice-token", "PATCH", RBAC + "/namespaces/" + NS + "/rolebindings/ops-admins",
+                "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"team\":\"a\"}}}", "application/json");
+        assertThat(label.code()).as("any other change is checked").isEqualTo(403);
+    }
+
+    @Test
+    void everyUpdateOfARoleGrantingMoreThanTheWriterHoldsIsChecked() {
+        Response r = callAs("alice-token", "PATCH", RBAC + "/namespaces/" + NS + "/roles/node-watcher",
+                "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"team\":\"a\"}}}", "application/json");
+        assertThat(r.code()).as(r.body()).isEqualTo(403);
+        assertThat(r.text("message")).startsWith("roles.rbac.authorization.k8s.io \"node-watcher\" is forbidden:")
+                .endsWith("is attempting to grant RBAC permissions not currently held:\n"
+                        + "{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\"]}");
+        assertThat(get(RBAC + "/namespaces/" + NS + "/roles/node-watcher").json().path("metadata").has("labels"))
+                .isFalse();
     }
 
     private Response asAlice(String method, String path, String body) {

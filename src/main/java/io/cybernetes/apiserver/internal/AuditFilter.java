@@ -55,13 +55,15 @@ final class AuditFilter extends OncePerRequestFilter {
 
     private void record(HttpServletRequest request, HttpServletResponse response, String auditId, Instant received) {
         UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
+        UserInfo impersonator = (UserInfo) request.getAttribute(UserInfo.IMPERSONATOR_REQUEST_ATTRIBUTE);
         RequestAttributes a = request.getAttribute(RequestAttributes.REQUEST_ATTRIBUTE) instanceof RequestAttributes known
                 ? known : resolver.resolve(request, user == null ? UserInfo.anonymous() : user);
         String query = request.getQueryString();
         Object decision = request.getAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE);
         Object reason = request.getAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE);
         int code = response.getStatus();
-        recorder.record(new AuditRecorder.Entry(auditId, user, a, request.getRequestURI() + (query == null ? "" : "?"
+        recorder.record(new AuditRecorder.Entry(auditId, impersonator != null ? impersonator : user,
+                impersonator != null ? user : null, a, request.getRequestURI() + (query == null ? "" : "?"
                 + query), request.getRemoteAddr(), request.getHeader("User-Agent"), code, request.isAsyncStarted(),
                 () -> jsonBody(request, code), received, decision == null ? null : decision.toString(),
                 reason == null ? "" : reason.toString()));

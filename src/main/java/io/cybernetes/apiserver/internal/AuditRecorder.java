@@ -24,11 +24,12 @@ final class AuditRecorder {
             .withZone(ZoneOffset.UTC);
 
     /**
-     * What is known of a request once answered. {@code user} is null when no credentials
-     * were accepted; {@code body} gives the request body as JSON text (or null), asked only
+     * What is known of a request once answered. {@code user} is the authenticated user,
+     * null when no credentials were accepted; {@code impersonatedUser} the one it acted as,
+     * or null; {@code body} gives the request body as JSON text (or null), asked only
      * at level Request; {@code decision} is null when authorization did not run.
      */
-    record Entry(String auditId, UserInfo user, RequestAttributes attributes, String requestUri, String sourceIp,
+    record Entry(String auditId, UserInfo user, UserInfo impersonatedUser, RequestAttributes attributes, String requestUri, String sourceIp,
                  String userAgent, int code, boolean streaming, Supplier<String> body, Instant received,
                  String decision, String reason) {
     }
@@ -48,7 +49,7 @@ final class AuditRecorder {
             return;
         }
         RequestAttributes a = e.attributes();
-        AuditPolicy.Level level = policy.levelFor(e.user() == null ? a.withUser(null) : a);
+        AuditPolicy.Level level = policy.levelFor(a.withUser(e.user()));
         if (level == AuditPolicy.Level.NONE) {
             return;
         }
@@ -62,20 +63,10 @@ final class AuditRecorder {
             g.writeStringProperty("stage", e.streaming() ? "ResponseStarted" : "ResponseComplete");
             g.writeStringProperty("requestURI", e.requestUri());
             g.writeStringProperty("verb", a.verb());
-            g.writeObjectPropertyStart("user");
-            UserInfo user = e.user();
-            if (user != null) {
-                g.writeStringProperty("username", user.name());
-                if (!user.uid().isEmpty()) {
-                    g.writeStringProperty("uid", user.uid());
-                }
-                g.writeArrayPropertyStart("groups");
-                for (String group : user.groups()) {
-                    g.writeString(group);
-                }
-                g.writeEndArray();
+            writeUser(g, "user", e.user());
+            if (e.impersonatedUser() != null) {
+                writeUser(g, "impersonatedUser", e.impersonatedUser());
             }
-            g.writeEndObject();
             g.writeArrayPropertyStart("sourceIPs");
             g.writeString(e.sourceIp());
             g.writeEndArray();
@@ -116,6 +107,33 @@ final class AuditRecorder {
             g.writeEndObject();
         }
         log.append(out.toString());
+    }
+
+    private static void writeUser(JsonGenerator g, String field, UserInfo user) {
+        g.writeObjectPropertyStart(field);
+        if (user != null) {
+            g.writeStringProperty("username", user.name());
+            if (!user.uid().isEmpty()) {
+                g.writeStringProperty("uid", user.uid());
+            }
+            g.writeArrayPropertyStart("groups");
+            for (String group : user.groups()) {
+                g.writeString(group);
+            }
+            g.writeEndArray();
+            if (!user.extra().isEmpty()) {
+                g.writeObjectPropertyStart("extra");
+                for (var entry : new java.util.TreeMap<>(user.extra()).entrySet()) {
+                    g.writeArrayPropertyStart(entry.getKey());
+                    for (String v : entry.getValue()) {
+                        g.writeString(v);
+                    }
+                    g.writeEndArray();
+                }
+                g.writeEndObject();
+            }
+        }
+        g.writeEndObject();
     }
 
     private static void optional(JsonGenerator g, String name, String value) {

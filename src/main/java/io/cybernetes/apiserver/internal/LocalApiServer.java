@@ -106,7 +106,7 @@ class LocalApiServer implements LocalApi {
                 a.request.method(), a.request.path(), watch, UserInfo.anonymous());
         Request r = a.request;
         String type = r.contentType();
-        recorder.record(new AuditRecorder.Entry(AuditRecorder.newAuditId(), a.user, attrs,
+        recorder.record(new AuditRecorder.Entry(AuditRecorder.newAuditId(), a.user, null, attrs,
                 r.path() + (r.query() == null ? "" : "?" + r.query()), "127.0.0.1", USER_AGENT, a.code,
                 watch && a.code == 200, () -> r.body() == null || type == null || !type.contains("json") ? null
                 : new String(r.body(), StandardCharsets.UTF_8), a.received, a.decision, a.reason));

@@ -59,9 +59,10 @@ class AuthConfiguration {
     }
 
     @Bean
-    KubernetesAuthenticationFilter kubernetesAuthentication(AuthProperties props, ClusterPki pki, BearerTokens tokens) {
+    KubernetesAuthenticationFilter kubernetesAuthentication(AuthProperties props, ClusterPki pki, BearerTokens tokens,
+                                                            AuthorizerChain authorizer) {
         return new KubernetesAuthenticationFilter(tokens, new X509Authenticator(pki.caCertificate()),
-                new OpenPaths(props.openPaths()), props.anonymous());
+                new OpenPaths(props.openPaths()), props.anonymous(), new Impersonation(authorizer));
     }
 
     /** Keeps the authentication filter out of the servlet container's own chain: it runs inside Spring Security's. */

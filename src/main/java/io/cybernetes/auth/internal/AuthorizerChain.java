@@ -73,10 +73,11 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
             return Optional.empty();
         }
         List<PolicyRule> held = rulesFor(user, namespace);
-        if (hasAggregationRule && !PolicyRules.uncovered(held, FULL_AUTHORITY).isEmpty()) {
+        Optional<String> notHeld = notHeld(user, held, rules);
+        if (notHeld.isEmpty() && hasAggregationRule && !PolicyRules.uncovered(held, FULL_AUTHORITY).isEmpty()) {
             return Optional.of("must have cluster-admin privileges to use the aggregationRule");
         }
-        return notHeld(user, held, rules);
+        return notHeld;
     }
 
     @Override

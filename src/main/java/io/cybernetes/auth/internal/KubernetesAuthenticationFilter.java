@@ -1,6 +1,7 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.TokenAuthenticator;
 import io.cybernetes.auth.UserInfo;
 import jakarta.servlet.FilterChain;
@@ -21,7 +22,9 @@ import java.util.Optional;
  * told apart by their issuer), else a client certificate signed by the cluster CA.
  * Credentials that do not check out are 401 wherever they are sent. A request with none
  * is {@code system:anonymous} when that is switched on; otherwise it is 401 unless it
- * goes to an open path (health, version, API docs).
+ * goes to an open path (health, version, API docs). Impersonation headers, once
+ * authorized, replace the identity the rest of the request sees; the authenticated
+ * user stays on the request for audit.
  */
 final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
 
@@ -29,13 +32,15 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
     private final X509Authenticator certificates;
     private final OpenPaths openPaths;
     private final boolean anonymous;
+    private final Impersonation impersonation;
 
     KubernetesAuthenticationFilter(TokenAuthenticator tokens, X509Authenticator certificates, OpenPaths openPaths,
-                                   boolean anonymous) {
+                                   boolean anonymous, Impersonation impersonation) {
         this.tokens = tokens;
         this.certificates = certificates;
         this.openPaths = openPaths;
         this.anonymous = anonymous;
+        this.impersonation = impersonation;
     }
 
     @Override
@@ -64,8 +69,21 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
             return;
         }
         request.setAttribute(UserInfo.REQUEST_ATTRIBUTE, user.get());
+        UserInfo effective;
+        try {
+            effective = impersonation.impersonate(request, user.get()).orElse(user.get());
+        } catch (ApiException refused) {
+            request.setAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE, "forbid");
+            request.setAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE, refused.getMessage());
+            StatusResponses.write(response, refused);
+            return;
+        }
+        if (effective != user.get()) {
+            request.setAttribute(UserInfo.IMPERSONATOR_REQUEST_ATTRIBUTE, user.get());
+            request.setAttribute(UserInfo.REQUEST_ATTRIBUTE, effective);
+        }
         SecurityContext context = SecurityContextHolder.createEmptyContext();
-        context.setAuthentication(new UserAuthentication(user.get()));
+        context.setAuthentication(new UserAuthentication(effective));
         SecurityContextHolder.setContext(context);
         try {
             chain.doFilter(request, response);
