@@ -15,6 +15,7 @@ import java.time.Duration;
  * @param watchBookmarkInterval how often a quiet watch gets a bookmark, when it asked for them
  * @param maxRequestsInFlight   requests served at once (watches aside); more get 429 with Retry-After; 0 = no limit
  * @param watchFlushInterval    the longest a busy watch rests between flushes (0.1 ms per open watch, up to this)
+ * @param requestTimeout        the longest a request body may take to arrive (kube-apiserver's --request-timeout)
  */
 @ConfigurationProperties("cybernetes.apiserver")
 public record ApiServerProperties(
@@ -24,5 +25,6 @@ public record ApiServerProperties(
         @DefaultValue("400") int maxRequestsInFlight,
         @DefaultValue("30m") Duration watchMaxTimeout,
         @DefaultValue("10s") Duration watchBookmarkInterval,
-        @DefaultValue("50ms") Duration watchFlushInterval) {
+        @DefaultValue("50ms") Duration watchFlushInterval,
+        @DefaultValue("60s") Duration requestTimeout) {
 }

@@ -10,6 +10,7 @@ import io.cybernetes.auth.RequestAttributesResolver;
 import java.nio.file.Path;
 import io.cybernetes.store.Store;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -30,10 +31,22 @@ class ApiServerConfiguration {
         return new SchemaRegistry();
     }
 
+    /** After authentication and authorization (Spring Security's filters), so a refused request's body is never read. */
+    @Bean
+    FilterRegistrationBean<RequestBodyFilter> requestBodyFilter(ApiServerProperties props) {
+        FilterRegistrationBean<RequestBodyFilter> reg = new FilterRegistrationBean<>(
+                new RequestBodyFilter(props.maxRequestBytes(), props.requestTimeout()));
+        reg.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 10);
+        reg.setAsyncSupported(true);
+        return reg;
+    }
+
+    /** After the body is in, and after authentication: who asks decides which limit applies. */
     @Bean
     FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props) {
         FilterRegistrationBean<MaxInFlightFilter> reg = new FilterRegistrationBean<>(new MaxInFlightFilter(props));
-        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+        reg.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 20);
+        reg.setAsyncSupported(true);
         return reg;
     }
 

@@ -5,12 +5,13 @@ import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
 import io.cybernetes.auth.UserInfo;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingRequestWrapper;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,8 +25,6 @@ import java.time.Instant;
  * outside authentication, so refused credentials are recorded as well.
  */
 final class AuditFilter extends OncePerRequestFilter {
-
-    private static final int MAX_LOGGED_BODY = 64 * 1024;
 
     private final AuditRecorder recorder;
     private final RequestAttributesResolver resolver;
@@ -41,15 +40,35 @@ final class AuditFilter extends OncePerRequestFilter {
         Instant received = Instant.now();
         String auditId = AuditRecorder.newAuditId();
         response.setHeader("Audit-Id", auditId);
-        boolean hasBody = switch (request.getMethod()) {
-            case "POST", "PUT", "PATCH" -> true;
-            default -> false;
-        };
-        HttpServletRequest req = hasBody ? new ContentCachingRequestWrapper(request, MAX_LOGGED_BODY) : request;
+        boolean deferred = false;
         try {
-            chain.doFilter(req, response);
+            chain.doFilter(request, response);
+            if (RequestBodyFilter.isReading(request)) {
+                // the body is still arriving: the request is answered (and recorded) once it has
+                deferred = true;
+                request.getAsyncContext().addListener(new AsyncListener() {
+                    @Override
+                    public void onComplete(AsyncEvent event) {
+                        record(request, response, auditId, received);
+                    }
+
+                    @Override
+                    public void onTimeout(AsyncEvent event) {
+                    }
+
+                    @Override
+                    public void onError(AsyncEvent event) {
+                    }
+
+                    @Override
+                    public void onStartAsync(AsyncEvent event) {
+                    }
+                });
+            }
         } finally {
-            record(req, response, auditId, received);
+            if (!deferred) {
+                record(request, response, auditId, received);
+            }
         }
     }
 
@@ -74,15 +93,12 @@ final class AuditFilter extends OncePerRequestFilter {
      * anything but 400 or 415 was JSON it decoded; other bodies are checked first.
      */
     private static String jsonBody(HttpServletRequest request, int code) {
-        if (!(request instanceof ContentCachingRequestWrapper cached)) {
-            return null;
-        }
-        byte[] body = cached.getContentAsByteArray();
+        byte[] body = RequestBodyFilter.bodyOf(request);
         String type = request.getContentType();
-        if (body.length == 0 || (type != null && !type.contains("json"))) {
+        if (body == null || body.length == 0 || (type != null && !type.contains("json"))) {
             return null;
         }
-        if (code == 400 || code == 415 || body.length >= MAX_LOGGED_BODY) {
+        if (code == 400 || code == 415) {
             try {
                 Json.MAPPER.readTree(body);
             } catch (RuntimeException notJson) {

@@ -5,6 +5,7 @@ import io.cybernetes.auth.ClusterPki;
 import org.apache.catalina.connector.Connector;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServer;
@@ -21,21 +22,36 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
 
     private final ClusterPki pki;
     private final ApiServerProperties props;
+    private final int maxThreads;
 
-    HttpsConnector(ClusterPki pki, ApiServerProperties props) {
+    HttpsConnector(ClusterPki pki, ApiServerProperties props, @Value("${server.tomcat.threads.max:500}") int maxThreads) {
         this.pki = pki;
         this.props = props;
+        this.maxThreads = maxThreads;
+    }
+
+    /**
+     * Request bodies are read without blocking ({@link RequestBodyFilter}); these keep the
+     * container from reading one in blocking mode behind the application's back: no form
+     * parameters parsed from a body, and the unread body of a refused request never
+     * drained ("swallowed") by a request thread: that connection is closed instead.
+     */
+    private static void neverBlockOnBodies(Connector connector) {
+        connector.setParseBodyMethods("");
+        connector.setProperty("maxSwallowSize", "0");
     }
 
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
+        factory.addConnectorCustomizers(HttpsConnector::neverBlockOnBodies);
         Connector https = new Connector(TomcatServletWebServerFactory.DEFAULT_PROTOCOL);
+        neverBlockOnBodies(https);
         https.setScheme("https");
         https.setSecure(true);
         https.setPort(props.httpsPort());
         https.setProperty("address", props.httpsAddress());
         https.setProperty("SSLEnabled", "true");
-        https.setProperty("maxThreads", "400");
+        https.setProperty("maxThreads", Integer.toString(maxThreads));
         https.setProperty("maxKeepAliveRequests", "-1");
         SSLHostConfig ssl = new SSLHostConfig();
         ssl.setHostName("_default_");

@@ -3,6 +3,8 @@ package io.cybernetes.apiserver.internal;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.auth.UserInfo;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -10,33 +12,57 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 
 /**
  * Bounds the requests being served at once, as kube-apiserver's max-requests-inflight
  * does: past the limit a request is answered 429 with {@code Retry-After}, which kubectl
- * and client-go retry by themselves. Long-running watches do not count.
+ * and client-go retry by themselves. It counts requests while they are served, after
+ * authentication and once their body is in (a body still arriving holds nothing), and
+ * it knows who asks, as API Priority and Fairness' built-in levels do: members of
+ * {@code system:masters} are exempt, and the control plane's own components (nodes, the
+ * controller manager, the scheduler) have a pool of their own, so that no number of
+ * tenants' requests keeps the cluster's administrators or its control loops waiting.
+ * Long-running watches do not count.
  */
 final class MaxInFlightFilter extends OncePerRequestFilter {
 
+    private static final Set<String> COMPONENTS = Set.of("system:kube-controller-manager", "system:kube-scheduler");
+
     private final Semaphore permits;
+    private final Semaphore componentPermits;
     private final int limit;
 
     MaxInFlightFilter(ApiServerProperties props) {
         this.limit = props.maxRequestsInFlight();
         this.permits = new Semaphore(Math.max(1, limit));
+        this.componentPermits = new Semaphore(Math.max(1, limit));
+    }
+
+    @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return false;
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String watch = request.getParameter("watch");
-        return limit <= 0 || "true".equals(watch) || "1".equals(watch);
+        return limit <= 0 || RequestReader.isTrue(watch)
+                || (request.getDispatcherType() == DispatcherType.ASYNC && RequestBodyFilter.bodyOf(request) == null);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (!permits.tryAcquire()) {
+        UserInfo user = (UserInfo) request.getAttribute(UserInfo.REQUEST_ATTRIBUTE);
+        if (user != null && user.inGroup(UserInfo.MASTERS)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        Semaphore pool = user != null && (user.inGroup(UserInfo.NODES) || COMPONENTS.contains(user.name()))
+                ? componentPermits : permits;
+        if (!pool.tryAcquire()) {
             ApiException e = ApiException.tooManyRequests("Too many requests, please try again later.", 1);
             response.setStatus(e.code());
             response.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
@@ -47,7 +73,7 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
         try {
             chain.doFilter(request, response);
         } finally {
-            permits.release();
+            pool.release();
         }
     }
 }

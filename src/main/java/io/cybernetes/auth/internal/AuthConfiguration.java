@@ -4,6 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.ClusterPki;
 import io.cybernetes.auth.RequestAttributesResolver;
+import jakarta.servlet.DispatcherType;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -98,7 +99,9 @@ class AuthConfiguration {
                 .servletApi(s -> s.disable())
                 .headers(h -> h.disable())
                 .addFilterBefore(authentication, AuthorizationFilter.class)
+                // A request dispatched again (its body read, or a stream ended) was authorized when it came in.
                 .authorizeHttpRequests(a -> a
+                        .dispatcherTypeMatchers(DispatcherType.ASYNC).permitAll()
                         .requestMatchers(new OpenPaths(props.openPaths())).permitAll()
                         .anyRequest().access(requests))
                 .exceptionHandling(e -> e

@@ -1,11 +1,13 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.auth.UserInfo;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -15,7 +17,61 @@ class MaxInFlightFilterTest {
 
     private static ApiServerProperties limit(int n) {
         return new ApiServerProperties(0, "127.0.0.1", 1024, n, Duration.ofMinutes(1), Duration.ofSeconds(1),
-                Duration.ofMillis(50));
+                Duration.ofMillis(50), Duration.ofSeconds(60));
+    }
+
+    private static MockHttpServletRequest as(UserInfo user) {
+        MockHttpServletRequest r = new MockHttpServletRequest("GET", "/api/v1/pods");
+        r.setAttribute(UserInfo.REQUEST_ATTRIBUTE, user);
+        return r;
+    }
+
+    /** Holds the filter's one permit for {@code user} until the returned latch is counted down. */
+    private static CountDownLatch hold(MaxInFlightFilter filter, UserInfo user) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            try {
+                filter.doFilter(as(user), new MockHttpServletResponse(), (req, res) -> {
+                    inside.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        holder.setDaemon(true);
+        holder.start();
+        assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+        return release;
+    }
+
+    private static int status(MaxInFlightFilter filter, UserInfo user) throws Exception {
+        MockHttpServletResponse res = new MockHttpServletResponse();
+        filter.doFilter(as(user), res, (req, r) -> ((MockHttpServletResponse) r).setStatus(200));
+        return res.getStatus();
+    }
+
+    @Test
+    void whenTenantsFillTheLimitAdministratorsAndTheControlPlaneAreStillServed() throws Exception {
+        MaxInFlightFilter filter = new MaxInFlightFilter(limit(1));
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a"));
+        CountDownLatch release = hold(filter, alice);
+        assertThat(status(filter, UserInfo.authenticated("bob", "", List.of("team-b")))).isEqualTo(429);
+        assertThat(status(filter, UserInfo.authenticated("admin", "", List.of(UserInfo.MASTERS)))).isEqualTo(200);
+        UserInfo node = UserInfo.authenticated("system:node:n1", "", List.of(UserInfo.NODES));
+        assertThat(status(filter, node)).isEqualTo(200);
+        assertThat(status(filter, UserInfo.authenticated("system:kube-scheduler", "", List.of()))).isEqualTo(200);
+
+        CountDownLatch releaseNode = hold(filter, node);
+        assertThat(status(filter, UserInfo.authenticated("system:kube-controller-manager", "", List.of())))
+                .as("the components share a limit of their own").isEqualTo(429);
+        releaseNode.countDown();
+        release.countDown();
     }
 
     @Test
