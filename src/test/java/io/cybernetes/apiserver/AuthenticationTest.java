@@ -27,6 +27,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
@@ -160,6 +161,30 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(none.text("reason")).isEqualTo("Unauthorized");
         assertThat(callAs(null, "GET", "/healthz", null, null, null).code()).isEqualTo(200);
         assertThat(callAs(null, "GET", "/version", null, null, null).code()).isEqualTo(200);
+    }
+
+    @Test
+    void theDataDirectoryIsTheOwnersAlone() throws Exception {
+        Path data = endpoints.adminKubeconfig().getParent();
+        assertThat(get("/api/v1/namespaces").code()).isEqualTo(200); // something for the audit log
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("pki"))))
+                .isEqualTo("rwx------");
+        for (String file : List.of("admin.kubeconfig", "pki/ca.crt", "pki/ca.key", "pki/admin.token", "audit.log")) {
+            eventually(() -> assertThat(data.resolve(file)).exists());
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve(file))))
+                    .as(file).isEqualTo("rw-------");
+        }
+    }
+
+    @Test
+    void theBearerTokenIsTheSecondWordOfTheHeaderAsKubernetesReadsIt() {
+        assertThat(callWithHeaders(null, "GET", "/api/v1/namespaces", null, null, "application/json",
+                "Authorization", "Bearer  " + token()).code()).as("two spaces: an empty token").isEqualTo(401);
+        assertThat(callWithHeaders(null, "GET", "/api/v1/namespaces", null, null, "application/json",
+                "Authorization", "bearer " + token() + " trailing words").code()).isEqualTo(200);
+        assertThat(callWithHeaders(null, "GET", "/api/v1/namespaces", null, null, "application/json",
+                "Authorization", "Basic " + token()).code()).isEqualTo(401);
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.cybernetes.apiserver.internal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cybernetes.api.PrivateFiles;
+
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +60,7 @@ final class AuditLog implements AutoCloseable {
         List<String> batch = new ArrayList<>();
         BufferedWriter out = null;
         try {
-            Files.createDirectories(path.getParent());
+            PrivateFiles.directory(path.getParent());
             out = open();
             while (true) {
                 String first = queue.poll(1, TimeUnit.SECONDS);
@@ -105,7 +107,10 @@ final class AuditLog implements AutoCloseable {
 
     private BufferedWriter open() throws IOException {
         size = Files.exists(path) ? Files.size(path) : 0;
-        return Files.newBufferedWriter(path, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        BufferedWriter out = Files.newBufferedWriter(path, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        PrivateFiles.file(path);
+        return out;
     }
 
     private void rotate() throws IOException {

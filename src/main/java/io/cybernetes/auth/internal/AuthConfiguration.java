@@ -1,11 +1,14 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.PrivateFiles;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.ClusterPki;
 import io.cybernetes.auth.RequestAttributesResolver;
 import jakarta.servlet.DispatcherType;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authorization.AuthorizationDeniedException;
@@ -29,6 +32,12 @@ class AuthConfiguration {
     @Bean
     Pki clusterPki(AuthProperties props) {
         return new Pki(props);
+    }
+
+    /** Once the database has made its files too, none of the data directory is left for others to read. */
+    @Bean
+    ApplicationListener<ApplicationReadyEvent> privateDataDirectory(AuthProperties props) {
+        return event -> PrivateFiles.tree(props.dataDir());
     }
 
     @Bean

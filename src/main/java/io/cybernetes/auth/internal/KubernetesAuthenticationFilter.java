@@ -43,16 +43,33 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
         this.impersonation = impersonation;
     }
 
+    /**
+     * The bearer token as kube-apiserver reads it: the trimmed header split at single spaces,
+     * the second word being the token ({@code "Bearer  x"}, with two spaces, has an empty
+     * one, which authenticates nobody; words after the token are ignored). Null when the
+     * header is absent or not a bearer one.
+     */
+    static String bearerToken(String header) {
+        if (header == null) {
+            return null;
+        }
+        String[] parts = header.strip().split(" ", 3);
+        if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer")) {
+            return null;
+        }
+        return parts[1];
+    }
+
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String header = request.getHeader("Authorization");
+        String token = bearerToken(request.getHeader("Authorization"));
         Object certs = request.getAttribute("jakarta.servlet.request.X509Certificate");
         boolean presented;
         Optional<UserInfo> user;
-        if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        if (token != null) {
             presented = true;
-            user = tokens.authenticateToken(header.substring(7).trim());
+            user = token.isEmpty() ? Optional.empty() : tokens.authenticateToken(token);
         } else if (certs instanceof X509Certificate[] certChain && certChain.length > 0) {
             presented = true;
             user = certificates.authenticate(certChain[0]);

@@ -1,6 +1,7 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.auth.AuthProperties;
+import io.cybernetes.api.PrivateFiles;
 import io.cybernetes.api.X509Certificates;
 import io.cybernetes.auth.ClusterPki;
 import org.bouncycastle.openssl.PEMParser;
@@ -13,7 +14,6 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -54,11 +54,9 @@ final class Pki implements ClusterPki {
     Pki(AuthProperties props) {
         this.dataDir = props.dataDir();
         this.dir = dataDir.resolve("pki");
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not create " + dir, e);
-        }
+        PrivateFiles.directory(dataDir);
+        PrivateFiles.directory(dir);
+        PrivateFiles.tree(dataDir);
         // Replicas sharing a data directory may start together: one creates, the others wait and load.
         try (java.nio.channels.FileChannel lockFile = java.nio.channels.FileChannel.open(dir.resolve(".lock"),
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
@@ -127,13 +125,7 @@ final class Pki implements ClusterPki {
     private void write(String name, String content) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, content, StandardCharsets.UTF_8);
-        if (name.endsWith(".key") || name.endsWith(".token")) {
-            try {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException e) {
-                // not a POSIX file system: nothing more to restrict
-            }
-        }
+        PrivateFiles.file(p);
     }
 
     private static String pem(Object o) {
@@ -231,11 +223,7 @@ final class Pki implements ClusterPki {
                     """.formatted(serverUrl, caData, adminToken, certData, keyData);
             Path p = dataDir.resolve("admin.kubeconfig");
             Files.writeString(p, yaml, StandardCharsets.UTF_8);
-            try {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException e) {
-                // not a POSIX file system
-            }
+            PrivateFiles.file(p);
             return p;
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the admin kubeconfig", e);
