@@ -191,6 +191,33 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void gracePeriodsAtTheEdgesOfInt64NeitherOverflowNorDeleteAtOnce() {
+        String base = "/api/v1/namespaces/" + ns + "/pods";
+        Response created = post(base, "{\"metadata\":{\"name\":\"forever\"},\"spec\":{\"nodeName\":\"n1\","
+                + "\"terminationGracePeriodSeconds\":9223372036854775807,"
+                + "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}");
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        Response graceful = delete(base + "/forever");
+        assertThat(graceful.code()).as(graceful.body()).isEqualTo(202);
+        assertThat(graceful.text("metadata.deletionTimestamp")).isEqualTo("9999-12-31T23:59:59Z");
+        assertThat(graceful.text("metadata.deletionGracePeriodSeconds")).isEqualTo("9223372036854775807");
+        assertThat(call("DELETE", base + "/forever", "application/json", "{\"gracePeriodSeconds\":0}").code())
+                .isEqualTo(200);
+
+        assertThat(post(base, "{\"metadata\":{\"name\":\"negative\"},\"spec\":{\"nodeName\":\"n1\","
+                + "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}").code()).isEqualTo(201);
+        Response tooBig = call("DELETE", base + "/negative", "application/json",
+                "{\"gracePeriodSeconds\":99999999999999999999}");
+        assertThat(tooBig.code()).isEqualTo(400);
+        assertThat(tooBig.text("message")).isEqualTo("json: cannot unmarshal number 99999999999999999999 into Go"
+                + " struct field DeleteOptions.gracePeriodSeconds of type int64");
+        Response negative = delete(base + "/negative?gracePeriodSeconds=-5");
+        assertThat(negative.code()).as("a negative grace period is the shortest graceful one").isEqualTo(202);
+        assertThat(negative.text("metadata.deletionGracePeriodSeconds")).isEqualTo("1");
+        assertThat(get("/api/v1/namespaces/" + ns + "/pods?limit=9223372036854775807").code()).isEqualTo(200);
+    }
+
+    @Test
     void finalizersKeepADeletedObjectUntilTheyAreRemoved() {
         String base = "/api/v1/namespaces/" + ns + "/configmaps";
         post(base, "{\"metadata\":{\"name\":\"f\",\"finalizers\":[\"example.com/hold\"]}}");

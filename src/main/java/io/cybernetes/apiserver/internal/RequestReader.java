@@ -89,7 +89,8 @@ final class RequestReader {
         String l = request.parameter("limit");
         if (l != null && !l.isEmpty()) {
             try {
-                limit = Math.max(0, Integer.parseInt(l));
+                // an int64 in Kubernetes; no page is larger than an int can count anyway
+                limit = (int) Math.max(0, Math.min(Integer.MAX_VALUE, Long.parseLong(l)));
             } catch (NumberFormatException e) {
                 throw ApiException.badRequest("invalid limit \"" + l + "\"");
             }
@@ -120,7 +121,14 @@ final class RequestReader {
                 policy = "Orphan";
             }
             if (opts.has("gracePeriodSeconds") && !opts.get("gracePeriodSeconds").isNull()) {
-                grace = opts.get("gracePeriodSeconds").asLong();
+                JsonNode g = opts.get("gracePeriodSeconds");
+                if (!g.isIntegralNumber() || !g.canConvertToLong()) {
+                    String what = g.isNumber() ? "number " + g : g.isString() ? "string" : g.isBoolean() ? "bool"
+                            : g.isArray() ? "array" : "object";
+                    throw ApiException.badRequest("json: cannot unmarshal " + what
+                            + " into Go struct field DeleteOptions.gracePeriodSeconds of type int64");
+                }
+                grace = g.asLong();
             }
             uid = Json.text(opts, "preconditions.uid");
             rv = Json.text(opts, "preconditions.resourceVersion");

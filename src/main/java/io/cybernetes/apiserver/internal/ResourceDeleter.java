@@ -2,6 +2,7 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.Times;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.Store;
@@ -58,7 +59,8 @@ final class ResourceDeleter {
                 return new Outcome(obj, 202, List.of());
             }
             if (pending && !meta.has("deletionTimestamp")) {
-                meta.put("deletionTimestamp", Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS).toString());
+                meta.put("deletionTimestamp", Times.plusSeconds(Instant.now(), grace).truncatedTo(ChronoUnit.SECONDS)
+                        .toString());
                 meta.put("deletionGracePeriodSeconds", grace);
                 if (isNamespace) {
                     Json.child(updated, "status").put("phase", "Terminating");
@@ -118,9 +120,9 @@ final class ResourceDeleter {
         if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
             return 0;
         }
-        if (requested != null) {
-            return Math.max(0, requested);
-        }
-        return obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
+        long grace = requested != null ? requested
+                : obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
+        // as Kubernetes: a negative grace period means the shortest graceful one, not an immediate delete
+        return grace < 0 ? 1 : grace;
     }
 }

@@ -2,6 +2,7 @@ package io.cybernetes.controller.nodelifecycle;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.Times;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.ResourceEventHandler;
@@ -192,7 +193,7 @@ public final class NodeLifecycleController implements Reconciler {
             if (tolerated == null) {
                 continue;
             }
-            Instant due = tainted.plus(tolerated);
+            Instant due = Times.plus(tainted, tolerated);
             if (!due.isAfter(now)) {
                 try {
                     client.delete(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(), null);
@@ -225,7 +226,7 @@ public final class NodeLifecycleController implements Reconciler {
                 if (t.getTolerationSeconds() == null) {
                     return null;
                 }
-                Duration d = Duration.ofSeconds(Math.max(0, t.getTolerationSeconds()));
+                Duration d = Times.ofSeconds(t.getTolerationSeconds());
                 best = d.compareTo(best) > 0 ? d : best;
             }
         }
