@@ -154,7 +154,8 @@ public final class ApiException extends RuntimeException {
         d.setCauses(causes);
         String joined = causes.stream().map(c -> (c.getField() == null || c.getField().isEmpty() ? "" : c.getField() + ": ")
                 + c.getMessage()).collect(Collectors.joining(", "));
-        String msg = kind + " \"" + (name == null ? "" : name) + "\" is invalid: "
+        String qualifiedKind = group == null || group.isEmpty() ? kind : kind + "." + group;
+        String msg = qualifiedKind + " \"" + (name == null ? "" : name) + "\" is invalid: "
                 + (causes.size() == 1 ? joined : "[" + joined + "]");
         return new ApiException(422, "Invalid", msg, d, null);
     }

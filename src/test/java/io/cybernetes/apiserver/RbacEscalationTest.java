@@ -120,6 +120,18 @@ class RbacEscalationTest extends ApiTestSupport {
     }
 
     @Test
+    void onlyClusterRolesMayNameNonResourceUrls() {
+        Response r = post(RBAC + "/namespaces/" + NS + "/roles", role("health",
+                "{\"nonResourceURLs\":[\"/healthz\",\"/livez\"],\"verbs\":[\"get\"]}"));
+        assertThat(r.code()).isEqualTo(422);
+        assertThat(r.text("message")).isEqualTo("Role.rbac.authorization.k8s.io \"health\" is invalid:"
+                + " rules[0].nonResourceURLs: Invalid value: []string{\"/healthz\", \"/livez\"}: namespaced rules"
+                + " cannot apply to non-resource URLs");
+        assertThat(post(RBAC + "/clusterroles", "{\"metadata\":{\"name\":\"health-" + System.nanoTime() + "\"},"
+                + "\"rules\":[{\"nonResourceURLs\":[\"/healthz\"],\"verbs\":[\"get\"]}]}").code()).isEqualTo(201);
+    }
+
+    @Test
     void aRoleWithinTheWritersRightsIsAllowed() {
         Response r = asAlice("POST", RBAC + "/namespaces/" + NS + "/roles", role("pod-reader",
                 "{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\",\"list\"]}"));

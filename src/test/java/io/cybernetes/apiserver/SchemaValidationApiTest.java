@@ -91,7 +91,7 @@ class SchemaValidationApiTest extends ApiTestSupport {
                 + "\"minReadySeconds\":-1,\"strategy\":{\"type\":\"Sideways\"}," + TEMPLATE + "}"));
         assertThat(r.code()).isEqualTo(422);
         assertThat(r.json().path("details").path("causes").size()).isEqualTo(3);
-        assertThat(r.text("message")).startsWith("Deployment \"d\" is invalid: [");
+        assertThat(r.text("message")).startsWith("Deployment.apps \"d\" is invalid: [");
         assertThat(get("/apis/apps/v1/namespaces/" + NS + "/deployments/d").code()).isEqualTo(404);
     }
 }

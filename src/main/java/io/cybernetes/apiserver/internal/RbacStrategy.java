@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -28,7 +29,7 @@ final class RbacStrategy implements KindStrategy {
         if (binding) {
             validateBinding(obj, causes);
         } else {
-            validateRules(obj.get("rules"), causes);
+            validateRules(obj.get("rules"), !clusterScoped, causes);
         }
     }
 
@@ -41,7 +42,7 @@ final class RbacStrategy implements KindStrategy {
         }
     }
 
-    private static void validateRules(JsonNode rules, List<StatusCause> causes) {
+    private static void validateRules(JsonNode rules, boolean namespaced, List<StatusCause> causes) {
         if (rules == null || !rules.isArray()) {
             return;
         }
@@ -53,6 +54,12 @@ final class RbacStrategy implements KindStrategy {
             }
             boolean urls = !r.path("nonResourceURLs").isEmpty();
             boolean resources = !r.path("resources").isEmpty();
+            if (urls && namespaced) {
+                causes.add(ApiException.cause(p + ".nonResourceURLs", "FieldValueInvalid", "Invalid value: []string{"
+                        + String.join(", ", Json.strings(r.get("nonResourceURLs")).stream()
+                        .map(u -> "\"" + u + "\"").toList())
+                        + "}: namespaced rules cannot apply to non-resource URLs"));
+            }
             if (urls && resources) {
                 causes.add(ApiException.cause(p + ".nonResourceURLs", "FieldValueInvalid",
                         "Invalid value: rules cannot apply to both regular resources and non-resource URLs"));
