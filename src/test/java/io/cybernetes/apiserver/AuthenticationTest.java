@@ -1,5 +1,8 @@
 package io.cybernetes.apiserver;
 
+import io.cybernetes.api.Json;
+
+import io.cybernetes.api.Json;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
@@ -15,6 +18,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -87,6 +91,83 @@ class AuthenticationTest extends ApiTestSupport {
                 + "\"kind\":\"TokenReview\",\"spec\":{\"token\":\"" + token + "\"}}");
         assertThat(review.json().path("status").path("authenticated").asBoolean()).isTrue();
         assertThat(review.text("status.user.username")).isEqualTo("system:serviceaccount:tokens:robot");
+    }
+
+    private Response tokenRequest(String sa, String spec) {
+        return post("/api/v1/namespaces/" + NS + "/serviceaccounts/" + sa + "/token",
+                "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\",\"spec\":" + spec + "}");
+    }
+
+    private static String boundTo(String kind, String name, String uid) {
+        return "{\"boundObjectRef\":{\"apiVersion\":\"v1\",\"kind\":\"" + kind + "\",\"name\":\"" + name + "\""
+                + (uid == null ? "" : ",\"uid\":\"" + uid + "\"") + "}}";
+    }
+
+    private static Map<String, Object> claims(String token) {
+        return Json.MAPPER.readValue(java.util.Base64.getUrlDecoder().decode(token.split("\\.")[1]), Map.class);
+    }
+
+    @Test
+    void aPodBoundTokenCarriesItsPodAndNodeAndDiesWithThePod() {
+        assertThat(post("/api/v1/nodes", "{\"metadata\":{\"name\":\"token-node\"}}").code()).isIn(201, 409);
+        String nodeUid = get("/api/v1/nodes/token-node").text("metadata.uid");
+        Response pod = post("/api/v1/namespaces/" + NS + "/pods", "{\"metadata\":{\"name\":\"bound\"},\"spec\":{"
+                + "\"serviceAccountName\":\"robot\",\"nodeName\":\"token-node\",\"automountServiceAccountToken\":false,"
+                + "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}");
+        assertThat(pod.code()).as(pod.body()).isEqualTo(201);
+        String podUid = pod.text("metadata.uid");
+
+        Response missing = tokenRequest("robot", boundTo("Pod", "no-such-pod", null));
+        assertThat(missing.code()).isEqualTo(404);
+        assertThat(missing.text("message")).isEqualTo("pods \"no-such-pod\" not found");
+        Response otherAccount = tokenRequest("doomed", boundTo("Pod", "bound", null));
+        assertThat(otherAccount.code()).isEqualTo(400);
+        assertThat(otherAccount.text("message")).isEqualTo(
+                "cannot bind token for serviceaccount \"doomed\" to pod running with serviceaccount \"robot\"");
+        Response staleUid = tokenRequest("robot", boundTo("Pod", "bound", "0000-old"));
+        assertThat(staleUid.code()).isEqualTo(409);
+        assertThat(staleUid.text("message")).isEqualTo("Operation cannot be fulfilled on Pod \"bound\": the UID in the"
+                + " bound object reference (0000-old) does not match the UID in record. The object might have been"
+                + " deleted and then recreated");
+        Response configMap = tokenRequest("robot", boundTo("ConfigMap", "x", null));
+        assertThat(configMap.code()).isEqualTo(400);
+        assertThat(configMap.text("message")).isEqualTo("cannot bind token to object of type /v1, Kind=ConfigMap");
+
+        Response issued = tokenRequest("robot", boundTo("Pod", "bound", podUid));
+        assertThat(issued.code()).as(issued.body()).isEqualTo(201);
+        String token = issued.text("status.token");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> k8s = (Map<String, Object>) claims(token).get("kubernetes.io");
+        assertThat(k8s.get("pod")).isEqualTo(Map.of("name", "bound", "uid", podUid));
+        assertThat(k8s.get("node")).isEqualTo(Map.of("name", "token-node", "uid", nodeUid));
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(201));
+        JsonNode extra = whoami(token).json().path("status").path("userInfo").path("extra");
+        assertThat(extra.path("authentication.kubernetes.io/pod-name").toString()).isEqualTo("[\"bound\"]");
+        assertThat(extra.path("authentication.kubernetes.io/pod-uid").toString()).isEqualTo("[\"" + podUid + "\"]");
+        assertThat(extra.path("authentication.kubernetes.io/node-name").toString()).isEqualTo("[\"token-node\"]");
+
+        assertThat(call("DELETE", "/api/v1/namespaces/" + NS + "/pods/bound", "application/json",
+                "{\"gracePeriodSeconds\":0}").code()).isEqualTo(200);
+        eventually(() -> assertThat(whoami(token).code()).as("the pod is gone").isEqualTo(401));
+        // a pod of the same name made again is another pod: the token stays dead
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", "{\"metadata\":{\"name\":\"bound\"},\"spec\":{"
+                + "\"serviceAccountName\":\"robot\",\"automountServiceAccountToken\":false,"
+                + "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}").code()).isEqualTo(201);
+        String fresh = tokenRequest("robot", boundTo("Pod", "bound", null)).text("status.token");
+        eventually(() -> assertThat(whoami(fresh).code()).isEqualTo(201));
+        assertThat(whoami(token).code()).isEqualTo(401);
+    }
+
+    @Test
+    void aSecretBoundTokenDiesWithTheSecret() {
+        Response secret = post("/api/v1/namespaces/" + NS + "/secrets", "{\"metadata\":{\"name\":\"anchor\"}}");
+        assertThat(secret.code()).as(secret.body()).isEqualTo(201);
+        Response issued = tokenRequest("robot", boundTo("Secret", "anchor", null));
+        assertThat(issued.code()).as(issued.body()).isEqualTo(201);
+        String token = issued.text("status.token");
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(201));
+        assertThat(delete("/api/v1/namespaces/" + NS + "/secrets/anchor").code()).isEqualTo(200);
+        eventually(() -> assertThat(whoami(token).code()).isEqualTo(401));
     }
 
     @Test

@@ -17,7 +17,8 @@ import java.util.List;
 
 /**
  * Keeps the authenticators and authorizers current: reflects the objects they decide on
- * (RBAC objects, ServiceAccounts, Pods) from the store into the auth module's feed.
+ * (RBAC objects, ServiceAccounts, Pods, and the Secrets and Nodes tokens may be bound
+ * to) from the store into the auth module's feed.
  * Started before the web server takes requests, so the first request is judged on the
  * stored policy.
  */
@@ -36,6 +37,9 @@ class AuthorizationInformer implements SmartLifecycle {
         }
         types.add(registry.byPath("", "v1", "serviceaccounts").orElseThrow());
         types.add(registry.byPath("", "v1", "pods").orElseThrow());
+        // what ServiceAccount tokens may be bound to
+        types.add(registry.byPath("", "v1", "secrets").orElseThrow());
+        types.add(registry.byPath("", "v1", "nodes").orElseThrow());
         for (ResourceType type : types) {
             reflectors.add(new StoreReflector(store, type, new StoreReflector.Handler() {
                 @Override

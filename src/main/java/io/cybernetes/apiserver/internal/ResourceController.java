@@ -61,7 +61,7 @@ class ResourceController {
         this.deleter = new ResourceDeleter(service);
         this.lister = new ResourceLister(service.store());
         this.reviews = new AccessReviews(authorizer, rules, tokens);
-        this.tokenRequests = new TokenRequests(service, serviceAccountTokens);
+        this.tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
     }
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})

@@ -2,8 +2,11 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.auth.ServiceAccountTokens;
+import io.cybernetes.auth.ServiceAccountTokens.BoundObjects;
+import io.cybernetes.auth.ServiceAccountTokens.ObjectRef;
 import io.cybernetes.store.StoredObject;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -13,17 +16,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code serviceaccounts/{name}/token} subresource: a TokenRequest names audiences and
- * a lifetime, and gets back a token bound to the ServiceAccount's current uid.
+ * The {@code serviceaccounts/{name}/token} subresource: a TokenRequest names audiences, a
+ * lifetime and optionally an object to bind the token to (a Pod running as the account,
+ * a Secret or a Node, in the core group), and gets back a token bound to the
+ * ServiceAccount's current uid and that object's, so that it dies with either.
  */
 final class TokenRequests {
 
     private static final String GROUP = "authentication.k8s.io";
 
+    private final ResourceRegistry registry;
     private final ResourceService service;
     private final ServiceAccountTokens tokens;
 
-    TokenRequests(ResourceService service, ServiceAccountTokens tokens) {
+    TokenRequests(ResourceRegistry registry, ResourceService service, ServiceAccountTokens tokens) {
+        this.registry = registry;
         this.service = service;
         this.tokens = tokens;
     }
@@ -52,7 +59,9 @@ final class TokenRequests {
         spec.path("audiences").forEach(a -> audiences.add(a.asString()));
         StoredObject sa = service.get(serviceAccounts, namespace, name);
         String uid = Json.text(sa.value(), "metadata.uid");
-        ServiceAccountTokens.IssuedToken issued = tokens.issue(namespace, name, uid, audiences, expiration);
+        BoundObjects bound = spec.hasNonNull("boundObjectRef")
+                ? bind(namespace, name, spec.get("boundObjectRef")) : BoundObjects.NONE;
+        ServiceAccountTokens.IssuedToken issued = tokens.issue(namespace, name, uid, audiences, expiration, bound);
         ObjectNode out = Json.object();
         out.put("kind", "TokenRequest");
         out.put("apiVersion", GROUP + "/v1");
@@ -71,5 +80,61 @@ final class TokenRequests {
         status.put("token", issued.token());
         status.put("expirationTimestamp", issued.expiration().toString());
         return out;
+    }
+
+    /**
+     * The object a token is to be bound to, as Kubernetes resolves a {@code boundObjectRef}:
+     * it must exist (404 otherwise), a pod must run as the account, a uid given must be the
+     * object's (409: it was deleted and made again); a pod bound to a node brings the node.
+     */
+    private BoundObjects bind(String namespace, String account, JsonNode ref) {
+        String apiVersion = Json.text(ref, "apiVersion");
+        String kind = Json.text(ref, "kind");
+        String name = Json.text(ref, "name");
+        String group = apiVersion == null || !apiVersion.contains("/") ? "" : apiVersion.substring(0, apiVersion.indexOf('/'));
+        String plural = !group.isEmpty() || kind == null ? null : switch (kind) {
+            case "Pod" -> "pods";
+            case "Secret" -> "secrets";
+            case "Node" -> "nodes";
+            default -> null;
+        };
+        if (plural == null) {
+            String version = apiVersion == null ? "" : apiVersion.substring(apiVersion.indexOf('/') + 1);
+            // as Go prints a GroupVersionKind
+            throw ApiException.badRequest("cannot bind token to object of type " + group + "/" + version + ", Kind="
+                    + (kind == null ? "" : kind));
+        }
+        ResourceType type = registry.byPath("", "v1", plural).orElseThrow();
+        ObjectNode object = service.get(type, type.namespaced() ? namespace : null, name == null ? "" : name).value();
+        String uid = Json.text(object, "metadata.uid");
+        String expected = Json.text(ref, "uid");
+        if (expected != null && !expected.isEmpty() && !expected.equals(uid)) {
+            throw ApiException.conflict("", kind, name, "the UID in the bound object reference (" + expected
+                    + ") does not match the UID in record. The object might have been deleted and then recreated");
+        }
+        ObjectRef bound = new ObjectRef(name, uid);
+        return switch (kind) {
+            case "Pod" -> {
+                String podAccount = Json.text(object, "spec.serviceAccountName");
+                if (!account.equals(podAccount)) {
+                    throw ApiException.badRequest("cannot bind token for serviceaccount \"" + account
+                            + "\" to pod running with serviceaccount \"" + (podAccount == null ? "" : podAccount) + "\"");
+                }
+                yield new BoundObjects(bound, null, nodeOf(object));
+            }
+            case "Secret" -> new BoundObjects(null, bound, null);
+            default -> new BoundObjects(null, null, bound);
+        };
+    }
+
+    /** The node a pod runs on, when it is bound to one that exists. */
+    private ObjectRef nodeOf(ObjectNode pod) {
+        String node = Json.text(pod, "spec.nodeName");
+        if (node == null || node.isEmpty()) {
+            return null;
+        }
+        ResourceType nodes = registry.byPath("", "v1", "nodes").orElseThrow();
+        return service.store().get(nodes.key(null, node))
+                .map(n -> new ObjectRef(node, Json.text(n.value(), "metadata.uid"))).orElse(null);
     }
 }
