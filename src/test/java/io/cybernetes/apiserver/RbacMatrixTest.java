@@ -225,7 +225,8 @@ class RbacMatrixTest extends ApiTestSupport {
     @Test
     void aClusterRoleLabelledForAggregationExtendsTheAggregatedRole() {
         assertThat(can("victor", "get", "", "limitranges", "matrix-a")).isTrue();
-        assertThat(can("victor", "get", "coordination.k8s.io", "leases", "matrix-a")).isTrue();
+        assertThat(can("victor", "get", "coordination.k8s.io", "leases", "matrix-a")).as("leases are edit's, as in"
+                + " Kubernetes").isFalse();
         assertThat(can("victor", "get", "", "resourcequotas", "matrix-a")).isTrue();
         assertThat(can("victor", "list", "admissionregistration.k8s.io", "validatingwebhookconfigurations", ""))
                 .isFalse();
