@@ -1,10 +1,13 @@
 package io.cybernetes.auth;
 
+import io.cybernetes.api.Identity;
+
 import java.util.List;
 import java.util.Map;
 
 /** An authenticated identity, as Kubernetes' user.Info. */
-public record UserInfo(String name, String uid, List<String> groups, Map<String, List<String>> extra) {
+public record UserInfo(String name, String uid, List<String> groups, Map<String, List<String>> extra)
+        implements Identity {
 
     public static final String AUTHENTICATED = "system:authenticated";
     public static final String UNAUTHENTICATED = "system:unauthenticated";
@@ -16,7 +19,7 @@ public record UserInfo(String name, String uid, List<String> groups, Map<String,
     public static final String SERVICE_ACCOUNTS = "system:serviceaccounts";
 
     /** The request attribute under which the authentication filter leaves the user. */
-    public static final String REQUEST_ATTRIBUTE = UserInfo.class.getName();
+    public static final String REQUEST_ATTRIBUTE = Identity.REQUEST_ATTRIBUTE;
     /** Where the authenticated user stays when the request impersonates another (the audit event's {@code user}). */
     public static final String IMPERSONATOR_REQUEST_ATTRIBUTE = UserInfo.class.getName() + ".impersonator";
 

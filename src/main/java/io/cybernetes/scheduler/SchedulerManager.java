@@ -76,6 +76,11 @@ public final class SchedulerManager {
         return term != null;
     }
 
+    /** The scheduler's own client (as {@code system:kube-scheduler}). */
+    public ApiClient client() {
+        return client;
+    }
+
     /** The last decision about a pod (namespace/name), from the scheduler of this or the last term. */
     public Optional<io.cybernetes.scheduler.framework.Framework.Decision> lastDecision(String podKey) {
         Scheduler s = lastScheduler;

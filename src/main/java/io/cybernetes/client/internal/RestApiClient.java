@@ -131,7 +131,9 @@ abstract class RestApiClient implements ApiClient {
     @SuppressWarnings("unchecked")
     public <T extends HasMetadata> T create(T object) {
         ResourceType t = type(object.getClass());
-        byte[] out = send("POST", collection(t, object.getMetadata().getNamespace()), null, "application/json",
+        // a review has no metadata of its own
+        String namespace = object.getMetadata() == null ? null : object.getMetadata().getNamespace();
+        byte[] out = send("POST", collection(t, namespace), null, "application/json",
                 Json.MAPPER.writeValueAsBytes(object));
         return (T) Json.MAPPER.readValue(out, object.getClass());
     }
