@@ -1,12 +1,19 @@
 package io.cybernetes.api;
 
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /** The one JSON (and YAML) mapper of the wire format, and small helpers for object trees. */
 public final class Json {
@@ -37,6 +44,44 @@ public final class Json {
             throw ApiException.badRequest("the body of the request must be a JSON or YAML object");
         }
         return (ObjectNode) node;
+    }
+
+    /**
+     * The paths of the keys a JSON object repeats ({@code spec.replicas},
+     * {@code spec.containers[0].name}), which a tree keeps only the last of: what strict
+     * decoding in Kubernetes reports as duplicate fields. Empty for a body that is not JSON.
+     */
+    public static List<String> duplicateFields(byte[] json) {
+        List<String> duplicates = new ArrayList<>();
+        try (JsonParser p = MAPPER.createParser(json)) {
+            if (p.nextToken() != null) {
+                duplicates(p, "", duplicates);
+            }
+        } catch (JacksonException notJson) {
+            // nothing to report: decoding it fails on its own
+        }
+        return duplicates;
+    }
+
+    /** Walks the value the parser is at (nesting is bounded by the parser's own depth limit). */
+    private static void duplicates(JsonParser p, String path, List<String> found) {
+        if (p.currentToken() == JsonToken.START_OBJECT) {
+            Set<String> seen = new HashSet<>();
+            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+                String name = p.currentName();
+                String child = path.isEmpty() ? name : path + "." + name;
+                if (!seen.add(name)) {
+                    found.add(child);
+                }
+                p.nextToken();
+                duplicates(p, child, found);
+            }
+        } else if (p.currentToken() == JsonToken.START_ARRAY) {
+            int i = 0;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                duplicates(p, path + "[" + i++ + "]", found);
+            }
+        }
     }
 
     public static ObjectNode parseStored(String json) {
@@ -80,12 +125,12 @@ public final class Json {
     }
 
     /** The strings of a JSON array (empty when the node is missing, null or not an array). */
-    public static java.util.List<String> strings(JsonNode arr) {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    public static List<String> strings(JsonNode arr) {
+        List<String> out = new ArrayList<>();
         if (arr != null && arr.isArray()) {
             arr.forEach(n -> out.add(n.asString("")));
         }
-        return java.util.List.copyOf(out);
+        return List.copyOf(out);
     }
 
     /** Appends the values (none when null) to the array. */

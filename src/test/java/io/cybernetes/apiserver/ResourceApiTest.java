@@ -283,6 +283,34 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void duplicateFieldsAreReportedAsKubernetesDoesAndStrictRefusesThem() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        String body = "{\"metadata\":{\"name\":\"dup\",\"labels\":{\"a\":\"1\"},\"labels\":{\"a\":\"2\"}},"
+                + "\"data\":{\"k\":\"v\",\"k\":\"w\"}}";
+        Response strict = post(base + "?fieldValidation=Strict", body);
+        assertThat(strict.code()).isEqualTo(400);
+        assertThat(strict.text("message")).isEqualTo("ConfigMap in version \"v1\" cannot be handled as a ConfigMap:"
+                + " strict decoding error: duplicate field \"metadata.labels\", duplicate field \"data.k\"");
+        assertThat(get(base + "/dup").code()).isEqualTo(404);
+        Response warn = post(base, body);
+        assertThat(warn.code()).isEqualTo(201);
+        assertThat(warn.headers().allValues("Warning")).contains("299 - \"duplicate field \\\"metadata.labels\\\"\"");
+        assertThat(warn.text("data.k")).as("the last value wins, as in Go").isEqualTo("w");
+    }
+
+    @Test
+    void anUnknownFieldWithControlCharactersIsQuotedAsGoQuotesItAndTheWriteSucceeds() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        Response r = post(base, "{\"metadata\":{\"name\":\"crlf\"},\"bad\\r\\nX-Injected: 1\":1,\"tab\\u0009\\u00a0\":2}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+        assertThat(r.headers().allValues("Warning")).containsExactly(
+                "299 - \"unknown field \\\"bad\\\\r\\\\nX-Injected: 1\\\"\"",
+                "299 - \"unknown field \\\"tab\\\\t\\\\u00a0\\\"\"");
+        assertThat(r.headers().firstValue("X-Injected")).isEmpty();
+        assertThat(get(base + "/crlf").code()).isEqualTo(200);
+    }
+
+    @Test
     void listsPageFromOneSnapshotAndFilterBySelectors() {
         String base = "/api/v1/namespaces/" + ns + "/configmaps";
         for (int i = 0; i < 7; i++) {

@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.Json;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
@@ -57,7 +58,7 @@ final class RbacStrategy implements KindStrategy {
             if (urls && namespaced) {
                 causes.add(ApiException.cause(p + ".nonResourceURLs", "FieldValueInvalid", "Invalid value: []string{"
                         + String.join(", ", Json.strings(r.get("nonResourceURLs")).stream()
-                        .map(u -> "\"" + u + "\"").toList())
+                        .map(GoStrings::quote).toList())
                         + "}: namespaced rules cannot apply to non-resource URLs"));
             }
             if (urls && resources) {

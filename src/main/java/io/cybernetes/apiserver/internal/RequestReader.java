@@ -9,6 +9,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
+import java.util.List;
 import java.io.InputStream;
 
 /**
@@ -54,17 +55,27 @@ final class RequestReader {
     }
 
     ObjectNode readObject(ApiCall request) throws IOException {
+        return readDocument(request).object();
+    }
+
+    /** An object as a request body sent it, and the fields a JSON body repeated (empty for other encodings). */
+    record Document(ObjectNode object, List<String> duplicateFields) {
+    }
+
+    Document readDocument(ApiCall request) throws IOException {
         String ct = request.contentType();
         String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
         if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
-            return ProtobufBodies.decode(readBody(request));
+            return new Document(ProtobufBodies.decode(readBody(request)), List.of());
         }
         boolean yaml = switch (mime) {
             case "", "application/json", "*/*" -> false;
             case "application/yaml", "application/x-yaml", "text/yaml" -> true;
             default -> throw ApiException.unsupportedMediaType(ct);
         };
-        return Json.parseObject(readBody(request), yaml);
+        byte[] body = readBody(request);
+        ObjectNode object = Json.parseObject(body, yaml);
+        return new Document(object, yaml ? List.of() : Json.duplicateFields(body));
     }
 
     WriteOptions writeOptions(ApiCall request) {

@@ -119,8 +119,9 @@ class ResourceController {
         return switch (method) {
             case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
             case "PUT" -> {
-                Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(),
-                        reader.readObject(request), reader.writeOptions(request));
+                RequestReader.Document body = reader.readDocument(request);
+                Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(), body.object(),
+                        reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
                 yield respond(request, type, o);
             }
             case "PATCH" -> {
@@ -150,17 +151,20 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.notFound("the server could not find the requested resource");
         }
-        ObjectNode body = reader.readObject(request);
-        List<String> warnings = service.decode(type, body, reader.writeOptions(request));
+        RequestReader.Document body = reader.readDocument(request);
+        List<String> warnings = service.decode(type, body.object(),
+                reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
         UserInfo user = request.user();
-        return write(Format.of(request), reviews.answer(type, info.namespace(), body, user), 201, warnings);
+        return write(Format.of(request), reviews.answer(type, info.namespace(), body.object(), user), 201, warnings);
     }
 
     private ResponseEntity<?> create(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.methodNotAllowed();
         }
-        Outcome o = service.create(type, info.namespace(), reader.readObject(request), reader.writeOptions(request));
+        RequestReader.Document body = reader.readDocument(request);
+        Outcome o = service.create(type, info.namespace(), body.object(),
+                reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
         return respond(request, type, o);
     }
 

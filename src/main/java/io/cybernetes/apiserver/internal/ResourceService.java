@@ -69,11 +69,7 @@ final class ResourceService {
             throw ApiException.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
                     + type.kind() + ": metadata must be an object");
         }
-        List<String> unknown = StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation());
-        if (opts.fieldValidation() == StrictDecoder.FieldValidation.WARN) {
-            return unknown.stream().map(u -> "unknown field \"" + u + "\"").toList();
-        }
-        return List.of();
+        return StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation(), opts.duplicateFields());
     }
 
     /** Puts apiVersion and kind at the front, where people expect to read them. */

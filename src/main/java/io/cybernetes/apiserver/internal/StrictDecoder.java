@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.ResourceType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -22,8 +23,13 @@ final class StrictDecoder {
     private StrictDecoder() {
     }
 
-    /** Prunes unknown fields in place; returns their paths. Throws 400 on a type error or, in Strict, on unknown fields. */
-    static List<String> decode(ObjectNode object, Schema schema, ResourceType type, FieldValidation mode) {
+    /**
+     * Prunes unknown fields in place; returns what field validation reports (unknown and
+     * duplicate fields, worded as Kubernetes words them) unless it ignores them. Throws 400
+     * on a type error or, in Strict, on any unknown or duplicate field.
+     */
+    static List<String> decode(ObjectNode object, Schema schema, ResourceType type, FieldValidation mode,
+                               List<String> duplicateFields) {
         List<String> unknown = new ArrayList<>();
         List<String> typeErrors = new ArrayList<>();
         walk(object, schema, "", unknown, typeErrors);
@@ -31,11 +37,16 @@ final class StrictDecoder {
         if (!typeErrors.isEmpty()) {
             throw ApiException.badRequest(prefix + String.join(", ", typeErrors));
         }
-        if (mode == FieldValidation.STRICT && !unknown.isEmpty()) {
-            List<String> msgs = unknown.stream().map(u -> "unknown field \"" + u + "\"").toList();
-            throw ApiException.badRequest(prefix + "strict decoding error: " + String.join(", ", msgs));
+        if (mode == FieldValidation.IGNORE) {
+            return List.of();
         }
-        return unknown;
+        List<String> problems = new ArrayList<>();
+        unknown.forEach(u -> problems.add("unknown field " + GoStrings.quote(u)));
+        duplicateFields.forEach(d -> problems.add("duplicate field " + GoStrings.quote(d)));
+        if (mode == FieldValidation.STRICT && !problems.isEmpty()) {
+            throw ApiException.badRequest(prefix + "strict decoding error: " + String.join(", ", problems));
+        }
+        return problems;
     }
 
     private static void walk(JsonNode node, Schema schema, String path, List<String> unknown, List<String> errors) {

@@ -5,8 +5,21 @@ import io.cybernetes.auth.UserInfo;
 import java.util.List;
 import java.util.Map;
 
-/** Options every write carries: dryRun=All, fieldValidation, the field manager, and who is writing. */
-record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user) {
+/**
+ * Options every write carries: dryRun=All, fieldValidation, the field manager, who is
+ * writing, and the fields its body repeated (which field validation reports).
+ */
+record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user,
+                    List<String> duplicateFields) {
+
+    WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user) {
+        this(dryRun, fieldValidation, fieldManager, user, List.of());
+    }
+
+    /** These options for a body that repeated the fields given. */
+    WriteOptions withDuplicateFields(List<String> duplicates) {
+        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, List.copyOf(duplicates));
+    }
 
     /** The API server's own identity for the writes it makes itself (bootstrap), a member of system:masters. */
     static final UserInfo SERVER = new UserInfo("system:apiserver", "", List.of(UserInfo.MASTERS,
