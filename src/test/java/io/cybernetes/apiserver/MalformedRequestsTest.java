@@ -1,11 +1,14 @@
 package io.cybernetes.apiserver;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -93,7 +96,15 @@ class MalformedRequestsTest extends ApiTestSupport {
                 arguments("a bad propagationPolicy is a 400", "DELETE", CM + "/existing", "application/json",
                         "{\"propagationPolicy\":\"Sideways\"}", 400, "BadRequest"),
                 arguments("a delete body that is not DeleteOptions is a 400", "DELETE", CM + "/existing",
-                        "application/json", "{\"kind\":\"Pod\"}", 400, "BadRequest"));
+                        "application/json", "{\"kind\":\"Pod\"}", 400, "BadRequest"),
+                arguments("a path with .. is a 400", "GET", "/api/v1/namespaces/" + NS + "/../kube-system/configmaps",
+                        null, null, 400, "BadRequest"),
+                arguments("a path with // is a 400", "GET", "/api/v1//namespaces", null, null, 400, "BadRequest"),
+                arguments("a path with ; is a 400", "GET", "/api/v1/namespaces;x=y", null, null, 400, "BadRequest"),
+                arguments("a path with an encoded dot is a 400", "GET", "/api/v1/namespaces/%2e%2e/configmaps", null,
+                        null, 400, "BadRequest"),
+                arguments("/error asked for is a path this server does not serve", "GET", "/error", null, null, 404,
+                        "NotFound"));
     }
 
     /**
@@ -143,5 +154,19 @@ class MalformedRequestsTest extends ApiTestSupport {
     static Stream<Arguments> unauthenticated() {
         return Stream.of(arguments("GET", CM), arguments("POST", CM), arguments("GET", "/api"),
                 arguments("GET", "/apis/apps/v1"), arguments("GET", "/openapi/v3"));
+    }
+
+    @Test
+    void headersOfUpToAMebibyteAreServedAndWhatTheContainerRefusesIsAStatus() throws Exception {
+        Response big = callWithHeaders(token(), "GET", CM, null, null, "application/json",
+                "X-Big", "x".repeat(200 * 1024));
+        assertThat(big.code()).isEqualTo(200);
+        try (Socket s = new Socket("127.0.0.1", endpoints.httpPort())) {
+            s.getOutputStream().write("GET /api/v1 HTTP/1.1\r\nHost: x\r\nthis line is no header\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400").contains("Content-Type: application/json")
+                    .contains("\"kind\":\"Status\"", "\"reason\":\"BadRequest\"").doesNotContain("<html");
+        }
     }
 }

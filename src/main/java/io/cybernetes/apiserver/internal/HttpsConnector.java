@@ -3,6 +3,7 @@ package io.cybernetes.apiserver.internal;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.auth.ClusterPki;
 import org.apache.catalina.connector.Connector;
+import org.apache.coyote.http11.AbstractHttp11Protocol;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.springframework.beans.factory.annotation.Value;
@@ -30,22 +31,31 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         this.maxThreads = maxThreads;
     }
 
+    /** The most request headers may take, as kube-apiserver's (Go's) 1 MiB. */
+    static final int MAX_HEADER_BYTES = 1 << 20;
+
     /**
-     * Request bodies are read without blocking ({@link RequestBodyFilter}); these keep the
-     * container from reading one in blocking mode behind the application's back: no form
-     * parameters parsed from a body, and the unread body of a refused request never
-     * drained ("swallowed") by a request thread: that connection is closed instead.
+     * What both ports share. Request bodies are read without blocking
+     * ({@link RequestBodyFilter}); the container must not read one in blocking mode behind
+     * the application's back: no form parameters parsed from a body, and the unread body of
+     * a refused request never drained ("swallowed") by a request thread: that connection
+     * is closed instead. Headers may take up to 1 MiB in all, as in kube-apiserver.
      */
-    private static void neverBlockOnBodies(Connector connector) {
+    private static void servingPolicy(Connector connector) {
         connector.setParseBodyMethods("");
         connector.setProperty("maxSwallowSize", "0");
+        if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http) {
+            http.setMaxHttpRequestHeaderSize(MAX_HEADER_BYTES);
+            http.setMaxHeaderCount(-1);
+        }
     }
 
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
-        factory.addConnectorCustomizers(HttpsConnector::neverBlockOnBodies);
+        factory.addConnectorCustomizers(HttpsConnector::servingPolicy);
+        factory.addContextCustomizers(context -> context.getParent().getPipeline().addValve(new StatusErrorValve()));
         Connector https = new Connector(TomcatServletWebServerFactory.DEFAULT_PROTOCOL);
-        neverBlockOnBodies(https);
+        servingPolicy(https);
         https.setScheme("https");
         https.setSecure(true);
         https.setPort(props.httpsPort());

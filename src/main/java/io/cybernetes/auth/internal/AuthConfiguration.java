@@ -1,6 +1,7 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.PrivateFiles;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.ClusterPki;
@@ -12,6 +13,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authorization.AuthorizationDeniedException;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.observation.SecurityObservationSettings;
@@ -38,6 +40,18 @@ class AuthConfiguration {
     @Bean
     ApplicationListener<ApplicationReadyEvent> privateDataDirectory(AuthProperties props) {
         return event -> PrivateFiles.tree(props.dataDir());
+    }
+
+    /**
+     * A request the security firewall refuses (a path with {@code ..}, {@code //}, {@code ;} or
+     * an encoded dot or slash, which could mean one thing here and another to a proxy in
+     * front) gets a 400 Status, as every refusal does.
+     */
+    @Bean
+    RequestRejectedHandler requestRejectedHandler() {
+        return (request, response, e) -> StatusResponses.write(response, ApiException.badRequest(
+                "the request path is not in canonical form (it has \"..\", \"//\", \";\", or an encoded \".\" or"
+                        + " \"/\"): " + GoStrings.quote(request.getRequestURI())));
     }
 
     @Bean
