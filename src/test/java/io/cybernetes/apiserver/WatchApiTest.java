@@ -26,6 +26,44 @@ class WatchApiTest extends ApiTestSupport {
         return new WatchStream(HTTP, url(base + "?watch=true" + query), token(), "application/json");
     }
 
+    private static long watchThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("watch-")).count();
+    }
+
+    @Test
+    void hundredsOfOpenWatchesHoldNoThreadEachAndAllGetEveryEvent() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"seed\"}}").text("metadata.resourceVersion");
+        long before = watchThreads();
+        List<java.net.Socket> sockets = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 300; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
+                s.setSoTimeout(20_000);
+                s.getOutputStream().write(("GET " + base + "?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\n"
+                        + "Host: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                sockets.add(s);
+            }
+            post(base, "{\"metadata\":{\"name\":\"seen-by-all\"}}");
+            for (java.net.Socket s : sockets) {
+                java.io.InputStream in = s.getInputStream();
+                StringBuilder got = new StringBuilder();
+                while (!got.toString().contains("seen-by-all")) {
+                    int c = in.read();
+                    assertThat(c).as("the stream ended before the event").isNotNegative();
+                    got.append((char) c);
+                }
+                assertThat(got.toString()).startsWith("HTTP/1.1 200").contains("\"type\":\"ADDED\"");
+            }
+            assertThat(watchThreads() - before).as("watches stream in turns on a few threads").isLessThanOrEqualTo(
+                    Math.max(2, Runtime.getRuntime().availableProcessors()));
+        } finally {
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void resourceVersionZeroStartsWithTheCurrentStateThenStreamsChanges() throws Exception {
         post(base, "{\"metadata\":{\"name\":\"a\"}}");

@@ -29,18 +29,16 @@ class LocalApiServer implements LocalApi {
     private final ResourceController handler;
     private final TokenAuthenticator tokens;
     private final Authorizer authorizer;
-    private final WatchThreads watchThreads;
     private final AuditRecorder recorder;
 
     /** What in-process requests show as their user agent in the audit log. */
     static final String USER_AGENT = "cybernetes/in-process";
 
     LocalApiServer(ResourceController handler, TokenAuthenticator tokens, Authorizer authorizer,
-                   WatchThreads watchThreads, AuditRecorder recorder) {
+                   AuditRecorder recorder) {
         this.handler = handler;
         this.tokens = tokens;
         this.authorizer = authorizer;
-        this.watchThreads = watchThreads;
         this.recorder = recorder;
     }
 
@@ -49,7 +47,7 @@ class LocalApiServer implements LocalApi {
         Audited audited = new Audited(request);
         try {
             Map<String, String> query = LocalCall.parseQuery(request.query());
-            LocalCall call = new LocalCall(request, query, admit(request, query, audited), watchThreads::execute, null);
+            LocalCall call = new LocalCall(request, query, admit(request, query, audited), null);
             ResponseEntity<?> answer = handle(call);
             audited.code = answer.getStatusCode().value();
             List<String> warnings = new ArrayList<>();
@@ -70,7 +68,7 @@ class LocalApiServer implements LocalApi {
         Audited audited = new Audited(request);
         try {
             Map<String, String> query = LocalCall.parseQuery(request.query());
-            LocalCall call = new LocalCall(request, query, admit(request, query, audited), watchThreads::execute, sink);
+            LocalCall call = new LocalCall(request, query, admit(request, query, audited), sink);
             handle(call);
             WatchStreamer.Opened opened = call.opened();
             if (opened == null) {

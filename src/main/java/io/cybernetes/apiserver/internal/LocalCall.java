@@ -9,13 +9,10 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /** A resource request from a component in this process, already authenticated. */
 final class LocalCall implements ApiCall {
@@ -23,17 +20,14 @@ final class LocalCall implements ApiCall {
     private final LocalApi.Request request;
     private final UserInfo user;
     private final Map<String, String> query;
-    private final Executor watchExecutor;
     private final LocalApi.WatchSink sink;
     private volatile WatchStreamer.Opened opened;
 
     /** @param query the request's query, parsed ({@link #parseQuery}) */
-    LocalCall(LocalApi.Request request, Map<String, String> query, UserInfo user, Executor watchExecutor,
-              LocalApi.WatchSink sink) {
+    LocalCall(LocalApi.Request request, Map<String, String> query, UserInfo user, LocalApi.WatchSink sink) {
         this.request = request;
         this.user = user;
         this.query = query;
-        this.watchExecutor = watchExecutor;
         this.sink = sink;
     }
 
@@ -106,56 +100,48 @@ final class LocalCall implements ApiCall {
             throw new IllegalStateException("a watch must be opened through LocalApi.watch");
         }
         this.opened = watch;
-        try {
-            watchExecutor.execute(() -> streamTo(watch));
-        } catch (RejectedExecutionException e) {
-            watch.close();
-            throw ApiException.unavailable("the server is shutting down", 1);
-        }
+        watch.start(new LineSink(sink));
         return null;
     }
 
-    private void streamTo(WatchStreamer.Opened watch) {
-        try {
-            watch.stream(new LineSplitter(sink));
-        } catch (IOException | RuntimeException e) {
-            // the sink refused an event: the watch ends, and its reader resumes from what it saw
-        } finally {
-            watch.close();
-            sink.closed();
-        }
-    }
-
-    /** Hands each newline-terminated line written to it to the sink. */
-    private static final class LineSplitter extends OutputStream {
+    /**
+     * Hands each newline-terminated line written to it to the in-process reader, which
+     * queues it: it always takes more.
+     */
+    private static final class LineSink implements WatchStreamer.Sink {
 
         private final LocalApi.WatchSink sink;
         private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
 
-        LineSplitter(LocalApi.WatchSink sink) {
+        LineSink(LocalApi.WatchSink sink) {
             this.sink = sink;
         }
 
         @Override
-        public void write(int b) {
-            if (b == '\n') {
-                emit();
-            } else {
-                line.write(b);
-            }
+        public boolean isReady() {
+            return true;
         }
 
         @Override
-        public void write(byte[] b, int off, int len) {
-            int start = off;
-            for (int i = off; i < off + len; i++) {
+        public void write(byte[] b) {
+            int start = 0;
+            for (int i = 0; i < b.length; i++) {
                 if (b[i] == '\n') {
                     line.write(b, start, i - start);
                     emit();
                     start = i + 1;
                 }
             }
-            line.write(b, start, off + len - start);
+            line.write(b, start, b.length - start);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void end() {
+            sink.closed();
         }
 
         private void emit() {

@@ -42,7 +42,6 @@ class ResourceController {
     private final ResourceService service;
     private final WatchStreamer watches;
     private final ApiServerProperties props;
-    private final WatchThreads watchExecutor;
     private final RequestReader reader;
     private final ResourceDeleter deleter;
     private final ResourceLister lister;
@@ -50,13 +49,12 @@ class ResourceController {
     private final TokenRequests tokenRequests;
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
-                       WatchThreads watchExecutor, Authorizer authorizer, RuleResolver rules,
+                       WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
                        TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens) {
         this.registry = registry;
         this.service = service;
-        this.watches = new WatchStreamer(service.store());
+        this.watches = new WatchStreamer(service.store(), watchThreads);
         this.props = props;
-        this.watchExecutor = watchExecutor;
         this.reader = new RequestReader(props.maxRequestBytes());
         this.deleter = new ResourceDeleter(service);
         this.lister = new ResourceLister(service.store());
@@ -66,7 +64,7 @@ class ResourceController {
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
     ResponseEntity<?> handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        return handle(new ServletCall(request, response, watchExecutor::execute));
+        return handle(new ServletCall(request, response));
     }
 
     /** Serves one resource request, from HTTP or from {@link LocalApiServer}. */

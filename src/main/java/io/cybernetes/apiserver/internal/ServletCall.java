@@ -4,6 +4,8 @@ import io.cybernetes.auth.UserInfo;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -12,20 +14,16 @@ import org.springframework.http.ResponseEntity;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /** A resource request that came over HTTP. */
 final class ServletCall implements ApiCall {
 
     private final HttpServletRequest request;
     private final HttpServletResponse response;
-    private final Executor watchExecutor;
 
-    ServletCall(HttpServletRequest request, HttpServletResponse response, Executor watchExecutor) {
+    ServletCall(HttpServletRequest request, HttpServletResponse response) {
         this.request = request;
         this.response = response;
-        this.watchExecutor = watchExecutor;
     }
 
     @Override
@@ -69,8 +67,10 @@ final class ServletCall implements ApiCall {
     }
 
     /**
-     * Streams on a thread of the watch executor with the servlet request in async mode,
-     * so an open watch holds no request thread. Returns null: the response is ours.
+     * Streams with the servlet request in async mode and its output in non-blocking mode,
+     * so an open watch holds no request thread and no thread of its own: it writes in turns
+     * while the client takes the bytes, and a client that stops reading gets its turn again
+     * when it reads on. Returns null: the response is ours.
      */
     @Override
     public ResponseEntity<?> stream(WatchStreamer.Opened opened) {
@@ -101,24 +101,59 @@ final class ServletCall implements ApiCall {
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
         try {
-            response.flushBuffer();
-            watchExecutor.execute(() -> {
-                try {
-                    opened.stream(response.getOutputStream());
-                } catch (IOException | IllegalStateException e) {
-                    // the client went away and the container already ended the request
-                } finally {
-                    completeQuietly(async);
+            ServletOutputStream out = response.getOutputStream();
+            out.setWriteListener(new WriteListener() {
+                private boolean started;
+
+                @Override
+                public void onWritePossible() throws IOException {
+                    if (!started) {
+                        started = true;
+                        out.flush(); // the headers, so the client knows its watch is open
+                        opened.start(new Sink(out, async));
+                    } else {
+                        opened.turn();
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    // the client went away mid-stream
+                    opened.close();
                 }
             });
-        } catch (IOException | RejectedExecutionException e) {
+        } catch (IOException | IllegalStateException e) {
             opened.close();
             completeQuietly(async);
         }
         return null;
     }
 
-    private static void completeQuietly(AsyncContext async) {
+    /** The response's non-blocking output, as a watch writes to it. */
+    private record Sink(ServletOutputStream out, AsyncContext async) implements WatchStreamer.Sink {
+
+        @Override
+        public boolean isReady() {
+            return out.isReady();
+        }
+
+        @Override
+        public void write(byte[] bytes) throws IOException {
+            out.write(bytes);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void end() {
+            completeQuietly(async);
+        }
+    }
+
+    static void completeQuietly(AsyncContext async) {
         try {
             async.complete();
         } catch (IllegalStateException e) {

@@ -11,18 +11,23 @@ import io.cybernetes.store.WatchEvent;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * Streams one watch as newline-delimited {@code WatchEvent}s, flushed per event:
- * synthetic ADDED events first when asked for the current state, then every change in
- * revision order, with objects moving in or out of the selectors turned into ADDED or
- * DELETED, bookmarks on request, and an ERROR event with 410 when the revision is gone;
- * as Table rows or PartialObjectMetadata when the client asks for them.
+ * Streams watches as newline-delimited {@code WatchEvent}s: synthetic ADDED events first
+ * when asked for the current state, then every change in revision order, with objects
+ * moving in or out of the selectors turned into ADDED or DELETED, bookmarks on request,
+ * and an ERROR event with 410 when the revision is gone; as Table rows or
+ * PartialObjectMetadata when the client asks for them.
+ *
+ * <p>A watch holds no thread while it waits. It is run in turns on the
+ * {@link WatchThreads}: a turn is due when the store has events for it, when its client
+ * can take more after a full buffer, or when a bookmark or its end is due; a turn writes
+ * what there is while the client can take it, without blocking, and returns.
  */
 final class WatchStreamer {
 
@@ -32,10 +37,35 @@ final class WatchStreamer {
                    long flushIntervalMillis) {
     }
 
+    /**
+     * Where a watch's bytes go, without blocking: {@link #isReady} says whether it takes
+     * more now (when it says no, the transport asks for another turn once it does).
+     */
+    interface Sink {
+
+        boolean isReady();
+
+        void write(byte[] bytes) throws IOException;
+
+        void flush() throws IOException;
+
+        /** The stream is over: end the response. */
+        void end();
+    }
+
+    private static final long REST_MICROS_PER_WATCH = 100;
+
     private final Store store;
     private final ResourceLister lister;
+    private final WatchThreads threads;
     private final EncodedEvents encoded = new EncodedEvents();
     private final AtomicInteger open = new AtomicInteger();
+
+    WatchStreamer(Store store, WatchThreads threads) {
+        this.store = store;
+        this.lister = new ResourceLister(store);
+        this.threads = threads;
+    }
 
     /**
      * How long a watch rests after a flush: the flushes of all open watches together stay
@@ -44,13 +74,6 @@ final class WatchStreamer {
      */
     private long restMicros(long maxMillis) {
         return Math.min(maxMillis * 1000, (long) open.get() * REST_MICROS_PER_WATCH);
-    }
-
-    private static final long REST_MICROS_PER_WATCH = 100;
-
-    WatchStreamer(Store store) {
-        this.store = store;
-        this.lister = new ResourceLister(store);
     }
 
     /** Opens the watch (so errors before any byte is written become ordinary responses). */
@@ -78,95 +101,186 @@ final class WatchStreamer {
         }
     }
 
-    /** An opened watch ready to stream. */
-    final class Opened {
+    /**
+     * An opened watch ready to stream. Its turns never overlap: a turn asked for while one
+     * runs makes that one go round again.
+     */
+    final class Opened implements Runnable {
         private final Request req;
         private final List<StoredObject> initial;
         private final Watch watch;
         private final ApiException error;
+        private final Predicate<ObjectNode> filter;
+        private final AtomicInteger turnsAsked = new AtomicInteger();
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private final long deadline;
+        private volatile Sink sink;
+        private int initialSent;
+        private long nextBookmark;
+        private long restUntil;
+        private long wakeAt = Long.MAX_VALUE;
+        private WatchThreads.Timer timer;
 
         Opened(Request req, List<StoredObject> initial, Watch watch, ApiException error) {
             this.req = req;
             this.initial = initial;
             this.watch = watch;
             this.error = error;
+            this.filter = ResourceLister.filter(req.options());
+            this.deadline = System.currentTimeMillis() + req.timeoutMillis();
+            this.nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
         }
 
-        /** Ends the watch: a streaming thread blocked waiting for events returns. */
+        /** Starts streaming to the sink; from here on the watch runs in turns until it ends. */
+        void start(Sink sink) {
+            this.sink = sink;
+            open.incrementAndGet();
+            threads.opened(this);
+            if (watch != null) {
+                watch.onReady(this::turn);
+            }
+            turn();
+        }
+
+        /** Asks for a turn (the store has events, the client can take more, or a timer is due). */
+        void turn() {
+            if (turnsAsked.getAndIncrement() == 0) {
+                threads.execute(this);
+            }
+        }
+
+        @Override
+        public void run() {
+            int asked = turnsAsked.get();
+            while (true) {
+                try {
+                    step();
+                } catch (IOException | RuntimeException e) {
+                    // the client went away, or the sink refused an event: the watch ends, its reader resumes
+                    end();
+                }
+                asked = turnsAsked.addAndGet(-asked);
+                if (asked == 0) {
+                    return;
+                }
+            }
+        }
+
+        /** Ends the watch: no more turns, the response is ended, the store forgets the watcher. */
         void close() {
+            end();
+        }
+
+        private void end() {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
             if (watch != null) {
                 watch.close();
             }
-        }
-
-        void stream(OutputStream out) throws IOException {
-            open.incrementAndGet();
-            try {
-                streamEvents(out);
-            } finally {
-                open.decrementAndGet();
+            if (timer != null) {
+                timer.cancel();
+            }
+            threads.closed(this);
+            open.decrementAndGet();
+            Sink s = sink;
+            if (s != null) {
+                s.end();
             }
         }
 
-        private void streamEvents(OutputStream out) throws IOException {
-            if (error != null) {
-                write(out, event("ERROR", Json.toTree(error.toStatus())));
+        /** One turn: write what there is while the client takes it, then say when the next is due. */
+        private void step() throws IOException {
+            Sink out = sink;
+            if (ended.get() || out == null) {
                 return;
             }
-            Predicate<ObjectNode> filter = ResourceLister.filter(req.options());
-            long deadline = System.currentTimeMillis() + req.timeoutMillis();
-            long nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
-            try (watch) {
-                for (StoredObject o : initial) {
-                    writeRaw(out, "ADDED", o.value(), o.jsonText());
-                }
+            if (error != null) {
+                out.write(line(event("ERROR", Json.toTree(error.toStatus()))));
                 out.flush();
-                // An event goes out at once, with whatever else is already queued; then the watch
-                // rests for the flush interval, so under load its events leave in one packet per
-                // interval, and the thread is woken by its timer rather than once per event.
-                while (System.currentTimeMillis() < deadline) {
-                    WatchEvent e = watch.next(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis())));
-                    if (e == null) {
-                        if (watch.isEnded()) {
-                            return;
-                        }
-                        if (req.bookmarks() && System.currentTimeMillis() >= nextBookmark) {
-                            write(out, bookmark(watch.progressRevision()));
-                            nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
-                        }
-                        continue;
-                    }
-                    boolean wrote = writeEvent(out, e, filter);
-                    WatchEvent more;
-                    while ((more = watch.next(0)) != null) {
-                        wrote |= writeEvent(out, more, filter);
-                    }
-                    if (wrote) {
-                        out.flush();
-                        long rest = restMicros(req.flushIntervalMillis());
-                        if (rest > 0) {
-                            Thread.sleep(rest / 1000, (int) (rest % 1000) * 1000);
-                        }
-                    }
-                }
-                if (req.bookmarks()) {
-                    write(out, bookmark(watch.progressRevision()));
-                }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
+                end();
+                return;
             }
+            while (initialSent < initial.size()) {
+                if (!out.isReady()) {
+                    return; // the transport asks for a turn once the client takes more
+                }
+                StoredObject o = initial.get(initialSent++);
+                out.write(raw("ADDED", o.value(), o.jsonText()));
+                if (initialSent == initial.size()) {
+                    out.flush();
+                }
+            }
+            long now = System.currentTimeMillis();
+            if (now >= deadline) {
+                if (req.bookmarks() && out.isReady()) {
+                    out.write(line(bookmark(watch.progressRevision())));
+                    out.flush();
+                }
+                end();
+                return;
+            }
+            if (now >= restUntil) {
+                boolean wrote = false;
+                WatchEvent e;
+                while (out.isReady() && (e = taken()) != null) {
+                    wrote |= writeEvent(out, e);
+                }
+                if (wrote && out.isReady()) {
+                    out.flush();
+                    long rest = restMicros(req.flushIntervalMillis());
+                    restUntil = rest > 0 ? now + Math.max(1, rest / 1000) : 0;
+                    nextBookmark = now + req.bookmarkMillis();
+                }
+                if (watch.isEnded()) {
+                    end();
+                    return;
+                }
+                if (!out.isReady()) {
+                    return;
+                }
+            }
+            if (req.bookmarks() && now >= nextBookmark) {
+                out.write(line(bookmark(watch.progressRevision())));
+                out.flush();
+                nextBookmark = now + req.bookmarkMillis();
+            }
+            wakeAt(Math.min(deadline, req.bookmarks() ? nextBookmark : Long.MAX_VALUE), now);
+        }
+
+        /** The next event already there, without waiting. */
+        private WatchEvent taken() {
+            try {
+                return watch.next(0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+
+        /** Makes sure a turn comes by {@code at} (and at the end of a rest, when resting). */
+        private void wakeAt(long at, long now) {
+            long due = restUntil > now ? Math.min(at, restUntil) : at;
+            if (due == wakeAt && timer != null && !timer.isDone()) {
+                return;
+            }
+            if (timer != null) {
+                timer.cancel();
+            }
+            wakeAt = due;
+            timer = threads.schedule(this::turn, Math.max(0, due - now));
         }
 
         /** Writes the event as this watcher sees it; false when the selectors hide it. */
-        private boolean writeEvent(OutputStream out, WatchEvent e, Predicate<ObjectNode> filter) throws IOException {
-            String type = translate(e, filter);
+        private boolean writeEvent(Sink out, WatchEvent e) throws IOException {
+            String type = translate(e);
             if (type == null) {
                 return false;
             }
             if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
-                writeRaw(out, type, stampedPrevious(e), null);
+                out.write(raw(type, stampedPrevious(e), null));
             } else if (req.table() || req.partial()) {
-                writeRaw(out, type, e.object(), null);
+                out.write(raw(type, e.object(), null));
             } else {
                 out.write(encoded.line(e, type));
             }
@@ -174,7 +288,7 @@ final class WatchStreamer {
         }
 
         /** The event type a filtered watcher sees, or null when the change is invisible to it. */
-        private String translate(WatchEvent e, Predicate<ObjectNode> filter) {
+        private String translate(WatchEvent e) {
             if (filter == null) {
                 return e.type().name();
             }
@@ -223,25 +337,19 @@ final class WatchStreamer {
         }
 
         /**
-         * Writes one event without flushing: as a Table row or metadata only when asked for,
-         * otherwise the object's JSON, reusing its stored text when there is one ({@code json}
-         * may be null).
+         * One event's line: as a Table row or metadata only when asked for, otherwise the
+         * object's JSON, reusing its stored text when there is one ({@code json} may be null).
          */
-        private void writeRaw(OutputStream out, String type, ObjectNode object, String json) throws IOException {
+        private byte[] raw(String type, ObjectNode object, String json) {
             if (req.table() || req.partial()) {
-                out.write(Json.MAPPER.writeValueAsBytes(event(type, object)));
-            } else {
-                out.write(("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8));
-                out.write((json != null ? json : Json.write(object)).getBytes(StandardCharsets.UTF_8));
-                out.write('}');
+                return line(event(type, object));
             }
-            out.write('\n');
+            return ("{\"type\":\"" + type + "\",\"object\":" + (json != null ? json : Json.write(object)) + "}\n")
+                    .getBytes(StandardCharsets.UTF_8);
         }
 
-        private void write(OutputStream out, ObjectNode event) throws IOException {
-            out.write(Json.write(event).getBytes(StandardCharsets.UTF_8));
-            out.write('\n');
-            out.flush();
+        private static byte[] line(ObjectNode event) {
+            return (Json.write(event) + "\n").getBytes(StandardCharsets.UTF_8);
         }
     }
 }

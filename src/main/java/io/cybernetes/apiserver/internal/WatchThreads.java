@@ -3,34 +3,82 @@ package io.cybernetes.apiserver.internal;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads open watches stream on. Each watch holds one while it is open (not a
- * request thread: the request is in async mode); they are made on demand and end with
- * their watch. On shutdown they are stopped first, so open watches end (clients rewatch
- * elsewhere) instead of holding the web server's graceful shutdown to its timeout.
+ * The few threads every open watch streams on, in turns ({@link WatchStreamer.Opened}):
+ * a watch costs its buffers, not a thread, however many are open. On shutdown the open
+ * watches are ended first, so clients rewatch elsewhere instead of holding the web
+ * server's graceful shutdown to its timeout.
  */
 @Component
 class WatchThreads implements SmartLifecycle {
 
+    /** A turn asked for later. */
+    interface Timer {
+        void cancel();
+
+        boolean isDone();
+    }
+
+    private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
     private final AtomicInteger count = new AtomicInteger();
-    private volatile ExecutorService executor = newExecutor();
+    private final Set<WatchStreamer.Opened> open = ConcurrentHashMap.newKeySet();
+    private volatile ScheduledThreadPoolExecutor executor = newExecutor();
     private volatile boolean running;
 
-    private ExecutorService newExecutor() {
-        return Executors.newCachedThreadPool(r -> {
+    private ScheduledThreadPoolExecutor newExecutor() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(THREADS, r -> {
             Thread t = new Thread(r, "watch-" + count.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 
-    /** Runs the watch; {@link java.util.concurrent.RejectedExecutionException} while stopped. */
-    void execute(Runnable task) {
-        executor.execute(task);
+    /** Runs a turn; {@link RejectedExecutionException} while stopped. */
+    void execute(Runnable turn) {
+        executor.execute(turn);
+    }
+
+    Timer schedule(Runnable turn, long delayMillis) {
+        ScheduledFuture<?> f = executor.schedule(turn, delayMillis, TimeUnit.MILLISECONDS);
+        return new Timer() {
+            @Override
+            public void cancel() {
+                f.cancel(false);
+            }
+
+            @Override
+            public boolean isDone() {
+                return f.isDone();
+            }
+        };
+    }
+
+    void opened(WatchStreamer.Opened watch) {
+        open.add(watch);
+        if (!running && executor.isShutdown()) {
+            watch.close();
+        }
+    }
+
+    void closed(WatchStreamer.Opened watch) {
+        open.remove(watch);
+    }
+
+    /** How many watches are open. */
+    int openWatches() {
+        return open.size();
     }
 
     /** Started again after a stop (a paused test context resumes), with fresh threads. */
@@ -45,6 +93,9 @@ class WatchThreads implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
+        for (WatchStreamer.Opened w : List.copyOf(open)) {
+            w.close();
+        }
         executor.shutdownNow();
     }
 

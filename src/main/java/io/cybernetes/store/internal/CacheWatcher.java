@@ -23,6 +23,7 @@ final class CacheWatcher implements Watch {
     private final BlockingQueue<WatchEvent> live;
     private final LongSupplier cacheRevision;
     private final Runnable onClose;
+    private volatile Runnable ready = () -> { };
     private volatile boolean overflowed;
     private volatile boolean closed;
     private volatile long delivered;
@@ -55,6 +56,15 @@ final class CacheWatcher implements Watch {
         }
         if (!live.offer(event)) {
             overflowed = true;
+        }
+        ready.run();
+    }
+
+    @Override
+    public void onReady(Runnable listener) {
+        ready = listener;
+        if (!backlog.isEmpty() || !live.isEmpty() || isEnded()) {
+            listener.run();
         }
     }
 
