@@ -14,6 +14,8 @@ import java.util.List;
  * @param dataDir        where {@code pki/} and {@code admin.kubeconfig} live
  * @param hostNames      extra names and addresses for the serving certificate
  * @param openPaths      paths served without credentials
+ * @param authenticatedPaths paths served to every authenticated user, RBAC aside (the Swagger UI document, as
+ *                       {@code /openapi} is every authenticated user's through system:discovery)
  * @param tokenFile      static bearer tokens, kube-apiserver's {@code --token-auth-file} format, re-read when it changes
  * @param anonymous      map requests without credentials to {@code system:anonymous} instead of answering 401
  * @param serviceAccount how ServiceAccount tokens are issued and checked
@@ -25,9 +27,10 @@ import java.util.List;
 public record AuthProperties(
         @DefaultValue("./data") Path dataDir,
         @DefaultValue List<String> hostNames,
-        @DefaultValue({"/healthz", "/livez", "/readyz", "/version", "/swagger-ui", "/v3/api-docs", "/error",
-                "/dashboard", "/webjars"})
+        @DefaultValue({"/healthz", "/livez", "/readyz", "/version", "/swagger-ui", "/v3/api-docs/swagger-config",
+                "/error", "/dashboard", "/webjars"})
         List<String> openPaths,
+        @DefaultValue("/v3/api-docs") List<String> authenticatedPaths,
         @DefaultValue("config/tokens.csv") Path tokenFile,
         @DefaultValue("false") boolean anonymous,
         @DefaultValue ServiceAccountSettings serviceAccount,

@@ -90,7 +90,13 @@ class DiscoveryApiTest extends ApiTestSupport {
 
     @Test
     void swaggerUiDocumentsTheResourceEndpointsWithABearerToken() {
-        Response docs = call("GET", "/v3/api-docs", null, null, "application/json", false);
+        assertThat(call("GET", "/v3/api-docs", null, null, "application/json", false).code())
+                .as("the document is for authenticated users, as /openapi is").isEqualTo(401);
+        assertThat(callAs("alice-token", "GET", "/v3/api-docs", null, null, "application/json").code())
+                .as("any authenticated user, RBAC aside").isEqualTo(200);
+        assertThat(call("GET", "/v3/api-docs/swagger-config", null, null, "application/json", false).code())
+                .isEqualTo(200);
+        Response docs = call("GET", "/v3/api-docs", null, null, "application/json", true);
         assertThat(docs.code()).isEqualTo(200);
         JsonNode paths = docs.json().get("paths");
         assertThat(paths.has("/apis/apps/v1/namespaces/{namespace}/deployments/{name}")).isTrue();

@@ -9,6 +9,11 @@ import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.RequestAttributesResolver;
 import java.nio.file.Path;
 import io.cybernetes.store.Store;
+import org.springdoc.core.properties.SwaggerUiConfigProperties;
+import org.springdoc.core.properties.SwaggerUiOAuthProperties;
+import org.springdoc.core.providers.ObjectMapperProvider;
+import org.springdoc.webmvc.ui.SwaggerIndexTransformer;
+import org.springdoc.webmvc.ui.SwaggerWelcomeCommon;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.context.annotation.Bean;
@@ -29,6 +34,13 @@ class ApiServerConfiguration {
     @Bean
     SchemaRegistry schemaRegistry() {
         return new SchemaRegistry();
+    }
+
+    /** Swagger UI that sends its bearer token for the OpenAPI document too. */
+    @Bean
+    SwaggerIndexTransformer swaggerIndexTransformer(SwaggerUiConfigProperties config, SwaggerUiOAuthProperties oauth,
+                                                    SwaggerWelcomeCommon welcome, ObjectMapperProvider mapper) {
+        return new SwaggerUiTokens(config, oauth, welcome, mapper);
     }
 
     /** After authentication and authorization (Spring Security's filters), so a refused request's body is never read. */

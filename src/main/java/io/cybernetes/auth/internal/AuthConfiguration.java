@@ -6,6 +6,7 @@ import io.cybernetes.api.PrivateFiles;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.ClusterPki;
 import io.cybernetes.auth.RequestAttributesResolver;
+import io.cybernetes.auth.UserInfo;
 import jakarta.servlet.DispatcherType;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -126,6 +127,7 @@ class AuthConfiguration {
                 .authorizeHttpRequests(a -> a
                         .dispatcherTypeMatchers(DispatcherType.ASYNC).permitAll()
                         .requestMatchers(new OpenPaths(props.openPaths())).permitAll()
+                        .requestMatchers(new OpenPaths(props.authenticatedPaths())).hasAuthority(UserInfo.AUTHENTICATED)
                         .anyRequest().access(requests))
                 .exceptionHandling(e -> e
                         .authenticationEntryPoint((req, res, ex) -> StatusResponses.write(res, ApiException.unauthorized()))
