@@ -65,6 +65,25 @@ class WatchApiTest extends ApiTestSupport {
     }
 
     @Test
+    void aWatcherThatGoesAwayEndsItsWatchQuietly() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"before\"}}").text("metadata.resourceVersion");
+        for (int i = 0; i < 20; i++) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort())) {
+                s.getOutputStream().write(("GET " + base + "?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\n"
+                        + "Host: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                assertThat(new String(s.getInputStream().readNBytes(15), java.nio.charset.StandardCharsets.US_ASCII))
+                        .isEqualTo("HTTP/1.1 200 \r\n");
+                s.setSoLinger(true, 0); // the client is gone at once: a reset, not a goodbye
+            }
+            post(base, "{\"metadata\":{\"name\":\"after-" + i + "\"}}");
+        }
+        // the server found out by writing to the reset connections; none of that may be logged as an error
+        Thread.sleep(500);
+        assertThat(get(base).json().path("items").size()).isEqualTo(21);
+    }
+
+    @Test
     void resourceVersionZeroStartsWithTheCurrentStateThenStreamsChanges() throws Exception {
         post(base, "{\"metadata\":{\"name\":\"a\"}}");
         post(base, "{\"metadata\":{\"name\":\"b\"}}");

@@ -14,6 +14,8 @@ import org.springdoc.core.properties.SwaggerUiOAuthProperties;
 import org.springdoc.core.providers.ObjectMapperProvider;
 import org.springdoc.webmvc.ui.SwaggerIndexTransformer;
 import org.springdoc.webmvc.ui.SwaggerWelcomeCommon;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.context.annotation.Bean;
@@ -36,8 +38,10 @@ class ApiServerConfiguration {
         return new SchemaRegistry();
     }
 
-    /** Swagger UI that sends its bearer token for the OpenAPI document too. */
+    /** Swagger UI that sends its bearer token for the OpenAPI document too (where a web server runs it). */
     @Bean
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnProperty(name = "springdoc.swagger-ui.enabled", matchIfMissing = true)
     SwaggerIndexTransformer swaggerIndexTransformer(SwaggerUiConfigProperties config, SwaggerUiOAuthProperties oauth,
                                                     SwaggerWelcomeCommon welcome, ObjectMapperProvider mapper) {
         return new SwaggerUiTokens(config, oauth, welcome, mapper);

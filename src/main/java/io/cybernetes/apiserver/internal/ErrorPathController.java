@@ -2,6 +2,7 @@ package io.cybernetes.apiserver.internal;
 
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -17,7 +18,11 @@ import org.springframework.web.bind.annotation.RestController;
 class ErrorPathController implements ErrorController {
 
     @RequestMapping("/error")
-    ResponseEntity<byte[]> error(HttpServletRequest request) {
+    ResponseEntity<byte[]> error(HttpServletRequest request, HttpServletResponse response) {
+        if (response.isCommitted()) {
+            // a stream whose client went away: its answer began long ago, and there is no one to tell
+            return null;
+        }
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
         if (!(code instanceof Integer c)) {

@@ -197,7 +197,7 @@ final class WatchStreamer {
             }
             if (error != null) {
                 out.write(line(event("ERROR", Json.toTree(error.toStatus()))));
-                out.flush();
+                flush(out);
                 end();
                 return;
             }
@@ -208,14 +208,14 @@ final class WatchStreamer {
                 StoredObject o = initial.get(initialSent++);
                 out.write(raw("ADDED", o.value(), o.jsonText()));
                 if (initialSent == initial.size()) {
-                    out.flush();
+                    flush(out);
                 }
             }
             long now = System.currentTimeMillis();
             if (now >= deadline) {
                 if (req.bookmarks() && out.isReady()) {
                     out.write(line(bookmark(watch.progressRevision())));
-                    out.flush();
+                    flush(out);
                 }
                 end();
                 return;
@@ -226,8 +226,8 @@ final class WatchStreamer {
                 while (out.isReady() && (e = taken()) != null) {
                     wrote |= writeEvent(out, e);
                 }
-                if (wrote && out.isReady()) {
-                    out.flush();
+                if (wrote) {
+                    flush(out);
                     long rest = restMicros(req.flushIntervalMillis());
                     restUntil = rest > 0 ? now + Math.max(1, rest / 1000) : 0;
                     nextBookmark = now + req.bookmarkMillis();
@@ -240,12 +240,22 @@ final class WatchStreamer {
                     return;
                 }
             }
-            if (req.bookmarks() && now >= nextBookmark) {
+            if (req.bookmarks() && now >= nextBookmark && out.isReady()) {
                 out.write(line(bookmark(watch.progressRevision())));
-                out.flush();
+                flush(out);
                 nextBookmark = now + req.bookmarkMillis();
             }
             wakeAt(Math.min(deadline, req.bookmarks() ? nextBookmark : Long.MAX_VALUE), now);
+        }
+
+        /**
+         * Sends what was written as soon as the client takes it. Only while the sink is ready:
+         * a non-blocking output that is not must not be flushed, and sends by itself once it can.
+         */
+        private static void flush(Sink out) throws IOException {
+            if (out.isReady()) {
+                out.flush();
+            }
         }
 
         /** The next event already there, without waiting. */

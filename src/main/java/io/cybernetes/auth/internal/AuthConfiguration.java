@@ -123,9 +123,12 @@ class AuthConfiguration {
                 .servletApi(s -> s.disable())
                 .headers(h -> h.disable())
                 .addFilterBefore(authentication, AuthorizationFilter.class)
-                // A request dispatched again (its body read, or a stream ended) was authorized when it came in.
+                // A request dispatched again (its body read, a stream ended, its error rendered as a Status,
+                // forwarded or included for that when its answer had begun) was authorized, or refused, when
+                // it came in.
                 .authorizeHttpRequests(a -> a
-                        .dispatcherTypeMatchers(DispatcherType.ASYNC).permitAll()
+                        .dispatcherTypeMatchers(DispatcherType.ASYNC, DispatcherType.ERROR, DispatcherType.INCLUDE)
+                        .permitAll()
                         .requestMatchers(new OpenPaths(props.openPaths())).permitAll()
                         .requestMatchers(new OpenPaths(props.authenticatedPaths())).hasAuthority(UserInfo.AUTHENTICATED)
                         .anyRequest().access(requests))

@@ -2,6 +2,7 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.testing.LogsErrors;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.ResponseEntity;
 import tools.jackson.databind.JsonNode;
@@ -13,6 +14,7 @@ class ApiErrorHandlerTest {
     private final ApiErrorHandler handler = new ApiErrorHandler();
 
     @Test
+    @LogsErrors
     void anUnexpectedFailureIsA500StatusWithoutAStackTrace() {
         ResponseEntity<byte[]> r = handler.unexpected(new IllegalStateException("boom\n\tat some.Class.method(Class.java:1)"));
         assertThat(r.getStatusCode().value()).isEqualTo(500);
