@@ -17,8 +17,20 @@ public final class Quantities {
     private Quantities() {
     }
 
+    /** Decimal exponents past this are refused: 10^1000 is beyond any resource, and larger ones cost time to expand. */
+    private static final int MAX_EXPONENT = 1000;
+    private static final java.util.regex.Pattern EXPONENT = java.util.regex.Pattern.compile(".*[eE]([-+]?[0-9]+)$");
+    /** Past this a quantity is printed as mantissa and exponent, as Kubernetes prints {@code 1e400}. */
+    private static final BigDecimal HUGE = BigDecimal.TEN.pow(30);
+
     /** The value of a quantity string; {@link ApiException} 400 when it is not one. */
     public static BigDecimal parse(String text) {
+        java.util.regex.Matcher exponent = EXPONENT.matcher(text);
+        if (exponent.matches() && (exponent.group(1).replaceFirst("^[-+]?0*", "").length() > 4
+                || Math.abs(Integer.parseInt(exponent.group(1))) > MAX_EXPONENT)) {
+            throw ApiException.badRequest("unable to parse quantity's suffix: the exponent of \"" + text
+                    + "\" is beyond " + MAX_EXPONENT);
+        }
         try {
             return Quantity.getAmountInBytes(new Quantity(text)).stripTrailingZeros();
         } catch (RuntimeException e) {
@@ -41,6 +53,9 @@ public final class Quantities {
         BigDecimal v = value.stripTrailingZeros();
         if (v.signum() == 0) {
             return "0";
+        }
+        if (v.abs().compareTo(HUGE) >= 0) {
+            return v.unscaledValue() + "e" + (-v.scale());
         }
         if (v.scale() > 0) {
             BigDecimal milli = v.movePointRight(3);

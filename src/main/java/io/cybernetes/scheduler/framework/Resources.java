@@ -63,7 +63,7 @@ public final class Resources {
             return this;
         }
         Map<String, Long> sum = new HashMap<>(amounts);
-        other.amounts.forEach((k, v) -> sum.merge(k, v, Long::sum));
+        other.amounts.forEach((k, v) -> sum.merge(k, v, Resources::saturatedAdd));
         return new Resources(sum);
     }
 
@@ -72,15 +72,32 @@ public final class Resources {
             return this;
         }
         Map<String, Long> rest = new HashMap<>(amounts);
-        other.amounts.forEach((k, v) -> rest.merge(k, -v, Long::sum));
+        other.amounts.forEach((k, v) -> rest.merge(k, v == Long.MIN_VALUE ? Long.MAX_VALUE : -v,
+                Resources::saturatedAdd));
         return new Resources(rest);
     }
 
-    /** One quantity in the scheduler's unit for the resource. */
+    /** One quantity in the scheduler's unit for the resource; beyond an int64, the largest one (it fits nowhere). */
     static long units(String resource, BigDecimal value) {
         BigDecimal v = CPU.equals(resource) ? value.multiply(BigDecimal.valueOf(1000)) : value;
-        return v.setScale(0, RoundingMode.CEILING).longValueExact();
+        BigDecimal whole = v.setScale(0, RoundingMode.CEILING);
+        if (whole.compareTo(MAX) > 0) {
+            return Long.MAX_VALUE;
+        }
+        return whole.compareTo(MIN) < 0 ? Long.MIN_VALUE : whole.longValueExact();
     }
+
+    /** A sum that stops at the ends of an int64 instead of wrapping round (a huge request must not turn small). */
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        if (((a ^ r) & (b ^ r)) < 0) {
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return r;
+    }
+
+    private static final BigDecimal MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal MIN = BigDecimal.valueOf(Long.MIN_VALUE);
 
     /** A node's allocatable resources (its capacity when it reports no allocatable). */
     public static Resources of(Map<String, Quantity> quantities) {
@@ -101,13 +118,13 @@ public final class Resources {
         }
         Map<String, Long> out = new HashMap<>();
         for (Container c : Objects.requireNonNullElse(pod.getSpec().getContainers(), List.<Container>of())) {
-            requests(c).forEach((k, v) -> out.merge(k, v, Long::sum));
+            requests(c).forEach((k, v) -> out.merge(k, v, Resources::saturatedAdd));
         }
         for (Container c : Objects.requireNonNullElse(pod.getSpec().getInitContainers(), List.<Container>of())) {
             requests(c).forEach((k, v) -> out.merge(k, v, Math::max));
         }
         if (pod.getSpec().getOverhead() != null) {
-            of(pod.getSpec().getOverhead()).amounts.forEach((k, v) -> out.merge(k, v, Long::sum));
+            of(pod.getSpec().getOverhead()).amounts.forEach((k, v) -> out.merge(k, v, Resources::saturatedAdd));
         }
         return new Resources(out);
     }
