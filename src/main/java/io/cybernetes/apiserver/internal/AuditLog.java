@@ -78,16 +78,17 @@ final class AuditLog implements AutoCloseable {
                     out.write(line);
                     out.write('\n');
                     size += line.length() + 1;
+                    // rotated line by line, so a burst written at once keeps to the size too
+                    if (size > maxBytes) {
+                        out.close();
+                        rotate();
+                        out = open();
+                    }
                 }
                 out.flush();
                 batch.clear();
                 if (stop) {
                     return;
-                }
-                if (size > maxBytes) {
-                    out.close();
-                    rotate();
-                    out = open();
                 }
             }
         } catch (IOException e) {
@@ -116,7 +117,11 @@ final class AuditLog implements AutoCloseable {
     private void rotate() throws IOException {
         String stamp = Instant.now().toString().replace(":", "-");
         String base = path.getFileName().toString().replaceFirst("\\.log$", "");
-        Files.move(path, path.resolveSibling(base + "-" + stamp + ".log"));
+        Path backup = path.resolveSibling(base + "-" + stamp + ".log");
+        for (int i = 1; Files.exists(backup); i++) {
+            backup = path.resolveSibling(base + "-" + stamp + "-" + i + ".log"); // two rotations within one tick
+        }
+        Files.move(path, backup);
         List<Path> backups = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(path.getParent(), base + "-*.log")) {
             ds.forEach(backups::add);
