@@ -1,11 +1,11 @@
 package io.cybernetes.api;
 
-import io.fabric8.kubernetes.api.model.ListMeta;
-import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.StatusDetails;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -41,17 +41,53 @@ public final class ApiException extends RuntimeException {
         return retryAfterSeconds;
     }
 
-    public Status toStatus() {
-        return new StatusBuilder()
-                .withApiVersion("v1")
-                .withKind("Status")
-                .withMetadata(new ListMeta())
-                .withStatus("Failure")
-                .withMessage(getMessage())
-                .withReason(reason)
-                .withDetails(details)
-                .withCode(code)
-                .build();
+    /**
+     * The {@code Status} as kube-apiserver writes it: its fields in Go's order (kind,
+     * apiVersion, metadata, status, message, reason, details, code), empty ones left out as
+     * {@code omitempty} leaves them, the core group's empty {@code group} among them.
+     */
+    public ObjectNode toJson() {
+        ObjectNode o = Json.object();
+        o.put("kind", "Status");
+        o.put("apiVersion", "v1");
+        o.putObject("metadata");
+        o.put("status", "Failure");
+        putIfPresent(o, "message", getMessage());
+        putIfPresent(o, "reason", reason);
+        if (details != null || (retryAfterSeconds != null && retryAfterSeconds > 0)) {
+            ObjectNode d = o.putObject("details");
+            if (details != null) {
+                putIfPresent(d, "name", details.getName());
+                putIfPresent(d, "group", details.getGroup());
+                putIfPresent(d, "kind", details.getKind());
+                putIfPresent(d, "uid", details.getUid());
+                if (details.getCauses() != null && !details.getCauses().isEmpty()) {
+                    ArrayNode causes = d.putArray("causes");
+                    for (StatusCause c : details.getCauses()) {
+                        ObjectNode cause = causes.addObject();
+                        putIfPresent(cause, "reason", c.getReason());
+                        putIfPresent(cause, "message", c.getMessage());
+                        putIfPresent(cause, "field", c.getField());
+                    }
+                }
+            }
+            if (retryAfterSeconds != null && retryAfterSeconds > 0) {
+                d.put("retryAfterSeconds", retryAfterSeconds);
+            }
+        }
+        o.put("code", code);
+        return o;
+    }
+
+    /** {@link #toJson()} as a response body: the JSON and a newline, as Go's encoder ends every value. */
+    public byte[] toBytes() {
+        return (Json.write(toJson()) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void putIfPresent(ObjectNode o, String field, String value) {
+        if (value != null && !value.isEmpty()) {
+            o.put(field, value);
+        }
     }
 
     private static StatusDetails details(String group, String kind, String name) {
@@ -93,6 +129,15 @@ public final class ApiException extends RuntimeException {
     public static ApiException notFound(ResourceType type, String name) {
         return new ApiException(404, "NotFound", type.groupResource() + " \"" + name + "\" not found",
                 details(type.group(), type.plural(), name), null);
+    }
+
+    /**
+     * 404 for a path this server does not serve (an unknown resource, subresource or group),
+     * as kube-apiserver words it, with the empty {@code details} it sends (kubectl reads them).
+     */
+    public static ApiException pathNotFound() {
+        return new ApiException(404, "NotFound", "the server could not find the requested resource",
+                new StatusDetails(), null);
     }
 
     public static ApiException notFound(String message) {

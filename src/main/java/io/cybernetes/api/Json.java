@@ -25,6 +25,16 @@ public final class Json {
 
     public static final YAMLMapper YAML = YAMLMapper.builder().build();
 
+    /** Go's indentation: two spaces, {@code "name": value}, every array element on a line of its own. */
+    private static final tools.jackson.databind.ObjectWriter PRETTY = MAPPER.writer().with(
+            new tools.jackson.core.util.DefaultPrettyPrinter()
+                    .withSeparators(tools.jackson.core.util.Separators.createDefaultInstance()
+                            .withObjectNameValueSpacing(tools.jackson.core.util.Separators.Spacing.AFTER)
+                            .withObjectEmptySeparator("")
+                            .withArrayEmptySeparator(""))
+                    .withArrayIndenter(new tools.jackson.core.util.DefaultIndenter("  ", "\n"))
+                    .withObjectIndenter(new tools.jackson.core.util.DefaultIndenter("  ", "\n")));
+
     private Json() {
     }
 
@@ -82,6 +92,28 @@ public final class Json {
                 duplicates(p, path + "[" + i++ + "]", found);
             }
         }
+    }
+
+    /**
+     * Whether a response is to be indented, as kube-apiserver decides: a non-empty
+     * {@code pretty} parameter decides alone (Go's {@code strconv.ParseBool}: {@code 1 t T
+     * TRUE true True}); without one, clients people use by hand (a User-Agent starting
+     * with {@code curl}, {@code Wget} or {@code Mozilla/5.0}) get indented JSON.
+     */
+    public static boolean prettyRequested(String prettyParameter, String userAgent) {
+        if (prettyParameter != null && !prettyParameter.isEmpty()) {
+            return switch (prettyParameter) {
+                case "1", "t", "T", "TRUE", "true", "True" -> true;
+                default -> false;
+            };
+        }
+        return userAgent != null && (userAgent.startsWith("curl") || userAgent.startsWith("Wget")
+                || userAgent.startsWith("Mozilla/5.0"));
+    }
+
+    /** JSON indented by two spaces, as Go's {@code json.MarshalIndent(v, "", "  ")} (no newline after it). */
+    public static byte[] pretty(JsonNode node) {
+        return PRETTY.writeValueAsBytes(node);
     }
 
     public static ObjectNode parseStored(String json) {

@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -74,8 +76,13 @@ public final class NodeAgent {
                        Instant crashedAt) {
     }
 
+    /** The version a simulated kubelet reports. */
+    static final String VERSION = "v1.32.0-cybernetes";
+
     private final ApiClient client;
     private final Config config;
+    /** A new one at every start of the agent, as a kubelet reports its host's boot. */
+    private final String bootId = UUID.randomUUID().toString();
     private final Clock clock;
     private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
@@ -162,9 +169,17 @@ public final class NodeAgent {
                 .addNewAddress().withType("Hostname").withAddress(config.name()).endAddress()
                 .withImages(config.images().stream().map(i -> new ContainerImageBuilder().withNames(i)
                         .withSizeBytes(100L * 1024 * 1024).build()).toList())
-                .withNewNodeInfo().withKubeletVersion("v1.32.0-cybernetes").withOperatingSystem("linux")
-                .withArchitecture("amd64").withContainerRuntimeVersion("simulated://1.0").endNodeInfo()
+                .withNewNodeInfo().withKubeletVersion(VERSION).withKubeProxyVersion(VERSION)
+                .withOperatingSystem("linux").withArchitecture("amd64").withContainerRuntimeVersion("simulated://1.0")
+                .withOsImage("Cybernetes simulated node").withKernelVersion("6.1.0-cybernetes")
+                .withMachineID(stableId("machine").replace("-", "")).withSystemUUID(stableId("system"))
+                .withBootID(bootId).endNodeInfo()
                 .endStatus().build();
+    }
+
+    /** An id of this node that stays the same across starts (its machine id, its system UUID). */
+    private String stableId(String what) {
+        return UUID.nameUUIDFromBytes((what + ":" + config.name()).getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     private NodeCondition readyCondition() {

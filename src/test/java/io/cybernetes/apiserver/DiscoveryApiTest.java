@@ -67,6 +67,16 @@ class DiscoveryApiTest extends ApiTestSupport {
     }
 
     @Test
+    void pathsWithATrailingSlashAreServedAsWithout() {
+        for (String path : List.of("/version", "/api", "/apis", "/apis/apps", "/api/v1", "/api/v1/namespaces")) {
+            Response with = get(path + "/");
+            assertThat(with.code()).as(path + "/").isEqualTo(200);
+            assertThat(with.json().path("kind").asString()).isEqualTo(get(path).json().path("kind").asString());
+        }
+        assertThat(get("/version/").text("minor")).isEqualTo("32");
+    }
+
+    @Test
     void kubernetesOpenApiV3TellsKubectlThatTheServerValidatesFields() {
         JsonNode index = get("/openapi/v3").json();
         String appsUrl = index.at("/paths/apis~1apps~1v1/serverRelativeURL").asString();

@@ -84,6 +84,19 @@ class WatchApiTest extends ApiTestSupport {
     }
 
     @Test
+    void booleanParametersAreReadAsKubeApiserverReadsThem() throws Exception {
+        post(base, "{\"metadata\":{\"name\":\"flag\"}}");
+        // the Python client sends watch=True: a watch, not a list
+        try (WatchStream w = new WatchStream(HTTP, url(base + "?watch=True&resourceVersion=0"), token(),
+                "application/json")) {
+            assertThat(w.take(1).get(0).path("type").asString()).isEqualTo("ADDED");
+        }
+        for (String no : List.of("false", "False", "FALSE", "0")) {
+            assertThat(get(base + "?watch=" + no).json().path("kind").asString()).as(no).isEqualTo("ConfigMapList");
+        }
+    }
+
+    @Test
     void resourceVersionZeroStartsWithTheCurrentStateThenStreamsChanges() throws Exception {
         post(base, "{\"metadata\":{\"name\":\"a\"}}");
         post(base, "{\"metadata\":{\"name\":\"b\"}}");

@@ -77,6 +77,16 @@ class NodeAgentApiTest extends ApiTestSupport {
         assertThat(node.path("status").path("images").get(0).path("names").get(0).asString()).isEqualTo("nginx:1.27");
         assertThat(node.path("spec").path("taints").get(0).path("key").asString()).isEqualTo("sim");
         assertThat(node.path("status").path("conditions").toString()).contains("\"Ready\"", "KubeletReady");
+        // every field a kubelet reports, which clients' models require (the Python client refuses a NodeList without)
+        JsonNode info = node.path("status").path("nodeInfo");
+        for (String field : List.of("architecture", "bootID", "containerRuntimeVersion", "kernelVersion",
+                "kubeProxyVersion", "kubeletVersion", "machineID", "operatingSystem", "osImage", "systemUUID")) {
+            assertThat(info.path(field).asString()).as(field).isNotEmpty();
+        }
+        assertThat(info.path("machineID").asString()).matches("[0-9a-f]{32}");
+        assertThat(info.path("systemUUID").asString()).isEqualTo(java.util.UUID.nameUUIDFromBytes(
+                "system:sim-node-1".getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString());
+        assertThat(info.path("bootID").asString()).isNotEqualTo(info.path("systemUUID").asString());
         String first = get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/sim-node-1").text(
                 "spec.renewTime");
         await().atMost(Duration.ofSeconds(10)).until(() -> !first.equals(get(

@@ -1,7 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.api.Json;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -44,7 +43,7 @@ class ApiErrorHandler {
 
     @ExceptionHandler(NoResourceFoundException.class)
     ResponseEntity<byte[]> noResource(NoResourceFoundException e) {
-        return status(ApiException.notFound("the server could not find the requested resource"));
+        return status(ApiException.pathNotFound());
     }
 
     /** The client went away mid-response: there is no one to answer, and nothing went wrong here. */
@@ -70,6 +69,6 @@ class ApiErrorHandler {
         if (e.retryAfterSeconds() != null) {
             b.header(HttpHeaders.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
         }
-        return b.body(Json.MAPPER.writeValueAsBytes(e.toStatus()));
+        return b.body(e.toBytes());
     }
 }

@@ -57,6 +57,24 @@ class ApiServerConfiguration {
         return reg;
     }
 
+    /** First of all, so every later step sees the path without trailing slashes. */
+    @Bean
+    FilterRegistrationBean<TrailingSlashFilter> trailingSlashFilter() {
+        FilterRegistrationBean<TrailingSlashFilter> reg = new FilterRegistrationBean<>(new TrailingSlashFilter());
+        reg.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        reg.setAsyncSupported(true);
+        return reg;
+    }
+
+    /** Once the body is in (a request still reading its body is never held here). */
+    @Bean
+    FilterRegistrationBean<PrettyJsonFilter> prettyJsonFilter() {
+        FilterRegistrationBean<PrettyJsonFilter> reg = new FilterRegistrationBean<>(new PrettyJsonFilter());
+        reg.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 15);
+        reg.setAsyncSupported(true);
+        return reg;
+    }
+
     /** After the body is in, and after authentication: who asks decides which limit applies. */
     @Bean
     FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props) {

@@ -71,7 +71,7 @@ class DiscoveryController {
     @GetMapping("/apis/{group}")
     ResponseEntity<byte[]> apiGroup(@PathVariable String group) {
         if (!groups().contains(group)) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         return json(group(group));
     }
@@ -87,7 +87,7 @@ class DiscoveryController {
     ResponseEntity<byte[]> groupResources(@PathVariable String group, @PathVariable String version) {
         GroupVersion gv = new GroupVersion(group, version);
         if (!registry.groupVersions().contains(gv)) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         return json(resourceList(gv));
     }

@@ -18,8 +18,7 @@ final class ErrorStatus {
             case 400 -> ApiException.badRequest(message != null ? message : "the request could not be parsed");
             case 401 -> ApiException.unauthorized();
             case 403 -> ApiException.forbidden(message != null ? message : "forbidden");
-            case 404 -> ApiException.notFound(message != null ? message : "the server could not find the requested"
-                    + " resource");
+            case 404 -> message != null ? ApiException.notFound(message) : ApiException.pathNotFound();
             case 405 -> ApiException.methodNotAllowed();
             case 408 -> ApiException.of(408, "Timeout", message != null ? message : "the request timed out");
             case 413 -> ApiException.of(413, "RequestEntityTooLarge", message != null ? message

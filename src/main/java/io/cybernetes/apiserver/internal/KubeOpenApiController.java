@@ -64,13 +64,13 @@ class KubeOpenApiController {
 
     @GetMapping("/openapi/v2")
     ResponseEntity<byte[]> v2() {
-        throw ApiException.notFound("the server could not find the requested resource");
+        throw ApiException.pathNotFound();
     }
 
     private ResponseEntity<byte[]> doc(String path) {
         byte[] doc = documents.get(path);
         if (doc == null) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
                 .header("Cache-Control", "public, immutable").body(doc);

@@ -122,7 +122,7 @@ class LocalApiServer implements LocalApi {
         RequestAttributes attrs = KubeRequestAttributes.resolve(request.method(), request.path(), watch, user);
         audited.attributes = attrs;
         if (!attrs.resourceRequest()) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         Authorizer.Decision decision = authorizer.authorize(attrs);
         audited.decision = decision.allowed() ? "allow" : "forbid";

@@ -1,7 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.api.Json;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.auth.UserInfo;
 import jakarta.servlet.DispatcherType;
@@ -67,7 +66,7 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
             response.setStatus(e.code());
             response.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
             response.setContentType("application/json");
-            response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(e.toStatus()));
+            response.getOutputStream().write(e.toBytes());
             return;
         }
         try {

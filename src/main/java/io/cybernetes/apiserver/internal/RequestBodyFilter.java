@@ -1,7 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.api.Json;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -118,7 +117,7 @@ final class RequestBodyFilter extends OncePerRequestFilter {
         response.setStatus(e.code());
         response.setHeader("Connection", "close");
         response.setContentType("application/json");
-        response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(e.toStatus()));
+        response.getOutputStream().write(e.toBytes());
     }
 
     /** Takes what has arrived whenever the container says more is there; dispatches when all is in. */

@@ -37,7 +37,7 @@ record RequestInfo(String group, String version, String namespace, String resour
             version = parts.get(2);
             rest = parts.subList(3, parts.size());
         } else {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         String namespace = null;
         List<String> cur = rest;
@@ -50,7 +50,7 @@ record RequestInfo(String group, String version, String namespace, String resour
             cur = cur.subList(2, cur.size());
         }
         if (cur.isEmpty() || cur.size() > 3) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         return new RequestInfo(group, version, namespace, cur.get(0), cur.size() > 1 ? cur.get(1) : null,
                 cur.size() > 2 ? cur.get(2) : null);

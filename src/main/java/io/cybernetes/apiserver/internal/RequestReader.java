@@ -162,8 +162,13 @@ final class RequestReader {
         }
     }
 
+    /**
+     * A boolean query parameter as kube-apiserver reads one: absent, {@code 0} and
+     * {@code false} (in any case) are false, anything else true ({@code True} from the
+     * Python client, {@code 1}, even an empty value).
+     */
     static boolean isTrue(String v) {
-        return v != null && (v.equals("true") || v.equals("1"));
+        return v != null && !v.equals("0") && !v.equalsIgnoreCase("false");
     }
 
     static TableConvertor.Include include(ApiCall request) {

@@ -71,12 +71,12 @@ class ResourceController {
     ResponseEntity<?> handle(ApiCall request) throws IOException {
         RequestInfo info = RequestInfo.parse(request.path());
         ResourceType type = registry.byPath(info.group(), info.version(), info.resource())
-                .orElseThrow(() -> ApiException.notFound("the server could not find the requested resource"));
+                .orElseThrow(() -> ApiException.pathNotFound());
         if (info.namespace() != null && !type.namespaced()) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         if (info.subresource() != null && !type.hasSubresource(info.subresource())) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         String method = request.method();
         if (type.view()) {
@@ -96,7 +96,7 @@ class ResourceController {
             };
         }
         if (type.namespaced() && info.namespace() == null) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         if ("scale".equals(info.subresource())) {
             return scale(request, type, info);
@@ -147,7 +147,7 @@ class ResourceController {
             throw ApiException.methodNotAllowed();
         }
         if (type.namespaced() && info.namespace() == null) {
-            throw ApiException.notFound("the server could not find the requested resource");
+            throw ApiException.pathNotFound();
         }
         RequestReader.Document body = reader.readDocument(request);
         List<String> warnings = service.decode(type, body.object(),
@@ -175,24 +175,37 @@ class ResourceController {
         ObjectNode body;
         if (format.table()) {
             body = TableConvertor.table(type, items, rv, page.continueToken(), RequestReader.include(request));
+            body.set("metadata", listMeta(page));
         } else if (!format.partial() && !format.yaml()) {
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                    .body(rawList(type, rv, page.continueToken(), page.result().items()));
+                    .body(rawList(type, listMeta(page), page.result().items()));
         } else {
             body = Json.object();
             body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());
             body.put("apiVersion", format.partial() ? "meta.k8s.io/v1" : type.apiVersion());
-            ObjectNode meta = body.putObject("metadata");
-            meta.put("resourceVersion", rv);
-            if (!page.continueToken().isEmpty()) {
-                meta.put("continue", page.continueToken());
-            }
+            body.set("metadata", listMeta(page));
             ArrayNode arr = body.putArray("items");
             for (ObjectNode item : items) {
                 arr.add(format.partial() ? TableConvertor.partial(item) : item);
             }
         }
         return write(format, body, 200, List.of());
+    }
+
+    /**
+     * A page's ListMeta: its resourceVersion, the continue token when more follow and, for
+     * a list no selector filtered, how many more (Kubernetes' remainingItemCount).
+     */
+    private static ObjectNode listMeta(ResourceLister.Page page) {
+        ObjectNode meta = Json.object();
+        meta.put("resourceVersion", Long.toString(page.result().revision()));
+        if (!page.continueToken().isEmpty()) {
+            meta.put("continue", page.continueToken());
+            if (page.result().remaining() != null) {
+                meta.put("remainingItemCount", page.result().remaining());
+            }
+        }
+        return meta;
     }
 
     /** Opens the watch and lets the transport stream it. */
@@ -216,12 +229,7 @@ class ResourceController {
     }
 
     /** A list whose items are copied as the store's JSON text, not serialised again. */
-    private static byte[] rawList(ResourceType type, String rv, String continueToken, List<StoredObject> items) {
-        ObjectNode meta = Json.object();
-        meta.put("resourceVersion", rv);
-        if (!continueToken.isEmpty()) {
-            meta.put("continue", continueToken);
-        }
+    private static byte[] rawList(ResourceType type, ObjectNode meta, List<StoredObject> items) {
         StringBuilder sb = new StringBuilder(64 + items.size() * 1024);
         sb.append("{\"kind\":\"").append(type.listKind()).append("\",\"apiVersion\":\"").append(type.apiVersion())
                 .append("\",\"metadata\":").append(Json.write(meta)).append(",\"items\":[");
@@ -231,7 +239,7 @@ class ResourceController {
             }
             sb.append(items.get(i).jsonText());
         }
-        sb.append("]}");
+        sb.append("]}\n");
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -347,7 +355,7 @@ class ResourceController {
         List<String> warnings = outcome.warnings();
         if (outcome.json() != null && !format.table() && !format.partial() && !format.yaml()) {
             return withWarnings(ResponseEntity.status(code), warnings).contentType(MediaType.APPLICATION_JSON)
-                    .body(outcome.json().getBytes(StandardCharsets.UTF_8));
+                    .body((outcome.json() + "\n").getBytes(StandardCharsets.UTF_8));
         }
         JsonNode body = obj;
         if (format.table()) {
@@ -376,6 +384,11 @@ class ResourceController {
         if (format.yaml()) {
             return b.contentType(MediaType.parseMediaType("application/yaml")).body(Json.YAML.writeValueAsBytes(body));
         }
-        return b.contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(body));
+        return b.contentType(MediaType.APPLICATION_JSON).body(jsonLine(body));
+    }
+
+    /** A JSON answer as Go's encoder writes one: the value and a newline. */
+    static byte[] jsonLine(JsonNode body) {
+        return (Json.write(body) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 }

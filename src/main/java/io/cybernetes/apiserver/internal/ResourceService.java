@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -72,13 +73,14 @@ final class ResourceService {
         return StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation(), opts.duplicateFields());
     }
 
-    /** Puts apiVersion and kind at the front, where people expect to read them. */
+    /** Puts kind and apiVersion at the front, where Go writes them and people expect to read them. */
     private static void putTypeMetaFirst(ObjectNode body, ResourceType type) {
         ObjectNode rest = body.deepCopy();
         rest.remove(List.of("apiVersion", "kind"));
         body.removeAll();
-        body.put("apiVersion", type.apiVersion());
+        // Go's TypeMeta order: kind, then apiVersion
         body.put("kind", type.kind());
+        body.put("apiVersion", type.apiVersion());
         body.setAll(rest);
     }
 
@@ -99,6 +101,7 @@ final class ResourceService {
                 && generateName != null && !generateName.isEmpty();
         KindStrategy strategy = Strategies.of(type);
         strategy.prepareForCreate(body);
+        fillEmptyStructs(type, body);
         meta.put("uid", UUID.randomUUID().toString());
         meta.put("creationTimestamp", now());
         if (strategy.tracksGeneration()) {
@@ -292,6 +295,7 @@ final class ResourceService {
         meta.remove("selfLink");
         KindStrategy strategy = Strategies.of(type);
         strategy.prepareForUpdate(updated, old);
+        fillEmptyStructs(type, updated);
         MetaValidation.validateMeta(meta, causes);
         SchemaValidator.validate(updated, schemas.of(type), "", causes);
         strategy.validateUpdate(updated, old, subresource, causes);
@@ -310,6 +314,21 @@ final class ResourceService {
         }
         if (strategy.tracksGeneration() && !specOf(old).equals(specOf(updated))) {
             meta.put("generation", oldMeta.path("generation").asLong(1) + 1);
+        }
+    }
+
+    /**
+     * A kind's {@code spec} and {@code status} as Go writes them: struct fields, so present
+     * on every object (empty as {@code {}}) where the kind has them, as a client that reads
+     * them (the Python client's models) expects.
+     */
+    private void fillEmptyStructs(ResourceType type, ObjectNode body) {
+        Map<String, Schema> fields = schemas.of(type).properties();
+        for (String field : List.of("spec", "status")) {
+            Schema s = fields == null ? null : fields.get(field);
+            if (s != null && s.type() == Schema.Type.OBJECT && !body.hasNonNull(field)) {
+                body.putObject(field);
+            }
         }
     }
 

@@ -39,7 +39,8 @@ class ServerInfoController {
         o.put("goVersion", "java" + System.getProperty("java.version"));
         o.put("compiler", "javac");
         o.put("platform", System.getProperty("os.name").toLowerCase() + "/" + System.getProperty("os.arch"));
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(o));
+        // as kube-apiserver writes it: always indented
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(Json.pretty(o));
     }
 
     @Operation(summary = "Liveness and readiness, as text")

@@ -1,7 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
-import io.cybernetes.api.Json;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -24,8 +23,7 @@ final class StatusErrorValve extends ErrorReportValve {
         ApiException e = ErrorStatus.of(code, null);
         try {
             response.setContentType("application/json");
-            response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(e.toStatus()));
-            response.getOutputStream().write('\n');
+            response.getOutputStream().write(e.toBytes());
             response.finishResponse();
         } catch (IOException | IllegalStateException gone) {
             // the client is gone, or the response could not be written: nothing more to tell anyone

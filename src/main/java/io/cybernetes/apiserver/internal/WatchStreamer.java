@@ -196,7 +196,7 @@ final class WatchStreamer {
                 return;
             }
             if (error != null) {
-                out.write(line(event("ERROR", Json.toTree(error.toStatus()))));
+                out.write(line(event("ERROR", error.toJson())));
                 flush(out);
                 end();
                 return;

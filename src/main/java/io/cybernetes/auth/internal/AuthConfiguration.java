@@ -50,7 +50,7 @@ class AuthConfiguration {
      */
     @Bean
     RequestRejectedHandler requestRejectedHandler() {
-        return (request, response, e) -> StatusResponses.write(response, ApiException.badRequest(
+        return (request, response, e) -> StatusResponses.write(request, response, ApiException.badRequest(
                 "the request path is not in canonical form (it has \"..\", \"//\", \";\", or an encoded \".\" or"
                         + " \"/\"): " + GoStrings.quote(request.getRequestURI())));
     }
@@ -133,8 +133,8 @@ class AuthConfiguration {
                         .requestMatchers(new OpenPaths(props.authenticatedPaths())).hasAuthority(UserInfo.AUTHENTICATED)
                         .anyRequest().access(requests))
                 .exceptionHandling(e -> e
-                        .authenticationEntryPoint((req, res, ex) -> StatusResponses.write(res, ApiException.unauthorized()))
-                        .accessDeniedHandler((req, res, ex) -> StatusResponses.write(res,
+                        .authenticationEntryPoint((req, res, ex) -> StatusResponses.write(req, res, ApiException.unauthorized()))
+                        .accessDeniedHandler((req, res, ex) -> StatusResponses.write(req, res,
                                 ex instanceof AuthorizationDeniedException denied
                                         && denied.getAuthorizationResult() instanceof RequestAuthorizer.Forbidden f
                                         ? f.status() : ApiException.forbidden("forbidden"))));

@@ -79,7 +79,7 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
         }
         if (user.isEmpty()) {
             if (presented || !openPaths.matches(request)) {
-                StatusResponses.write(response, ApiException.unauthorized());
+                StatusResponses.write(request, response, ApiException.unauthorized());
                 return;
             }
             chain.doFilter(request, response);
@@ -92,7 +92,7 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
         } catch (ApiException refused) {
             request.setAttribute(Authorizer.DECISION_REQUEST_ATTRIBUTE, "forbid");
             request.setAttribute(Authorizer.REASON_REQUEST_ATTRIBUTE, refused.getMessage());
-            StatusResponses.write(response, refused);
+            StatusResponses.write(request, response, refused);
             return;
         }
         if (effective != user.get()) {

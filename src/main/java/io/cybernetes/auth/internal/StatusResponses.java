@@ -2,6 +2,7 @@ package io.cybernetes.auth.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
@@ -12,12 +13,14 @@ final class StatusResponses {
     private StatusResponses() {
     }
 
-    static void write(HttpServletResponse response, ApiException e) throws IOException {
+    /** The Status, indented when the request asks for it as the API's answers are. */
+    static void write(HttpServletRequest request, HttpServletResponse response, ApiException e) throws IOException {
         if (response.isCommitted()) {
             return;
         }
         response.setStatus(e.code());
         response.setContentType("application/json");
-        response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(e.toStatus()));
+        response.getOutputStream().write(Json.prettyRequested(request.getParameter("pretty"),
+                request.getHeader("User-Agent")) ? Json.pretty(e.toJson()) : e.toBytes());
     }
 }

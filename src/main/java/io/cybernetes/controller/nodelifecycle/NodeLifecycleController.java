@@ -97,7 +97,7 @@ public final class NodeLifecycleController implements Reconciler {
         }
         if (!late && unreachable != null) {
             changeTaints(node, taints -> taints.removeIf(t -> UNREACHABLE.equals(t.getKey())));
-            events.normal(node, "NodeReachable", "Node " + name + " renews its lease again");
+            events.normal(node, "NodeReady", "Node " + name + " status is now: NodeReady");
             return Result.after(Duration.ofSeconds(1));
         }
         Taint notReady = noExecuteTaint(node, NOT_READY);
@@ -110,7 +110,7 @@ public final class NodeLifecycleController implements Reconciler {
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoExecute")
                             .withTimeAdded(seconds(now)).build());
                 });
-                events.warning(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
+                events.normal(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
                 return Result.after(Duration.ofSeconds(1));
             }
             if (!reportsNotReady && notReady != null) {
@@ -178,7 +178,7 @@ public final class NodeLifecycleController implements Reconciler {
             taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(seconds(now))
                     .build());
         });
-        events.warning(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
+        events.normal(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
     }
 
     /** Evicts the pods whose time under the NoExecute taint is up; returns when to look again for the others. */

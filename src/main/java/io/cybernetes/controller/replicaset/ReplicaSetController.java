@@ -164,7 +164,8 @@ public final class ReplicaSetController implements Reconciler {
             for (int i = 0; i < n; i++) {
                 results.add(WRITERS.submit(() -> {
                     try {
-                        client.create(podFor(rs));
+                        Pod pod = client.create(podFor(rs));
+                        events.normal(rs, "SuccessfulCreate", "Created pod: " + pod.getMetadata().getName());
                         return null;
                     } catch (ApiException e) {
                         return e;
@@ -185,15 +186,11 @@ public final class ReplicaSetController implements Reconciler {
                 for (int j = 0; j < count - created; j++) {
                     expectations.creationObserved(key);
                 }
-                if (created > 0) {
-                    events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
-                }
                 events.warning(rs, "FailedCreate", "Error creating: " + failure.getMessage());
                 return new Failure("FailedCreate", failure.getMessage());
             }
             batch *= 2;
         }
-        events.normal(rs, "SuccessfulCreate", "Created " + created + " pod" + (created == 1 ? "" : "s"));
         return null;
     }
 
@@ -251,10 +248,8 @@ public final class ReplicaSetController implements Reconciler {
                 events.warning(rs, "FailedDelete", "Error deleting: " + e.getMessage());
             }
         }
-        if (!deleted.isEmpty()) {
-            events.normal(rs, "SuccessfulDelete", deleted.size() == 1 ? "Deleted pod: " + deleted.get(0)
-                    : "Deleted " + deleted.size() + " pods");
-        }
+        // one event a pod, as Kubernetes' pod control records them
+        deleted.forEach(name -> events.normal(rs, "SuccessfulDelete", "Deleted pod: " + name));
         return failed;
     }
 

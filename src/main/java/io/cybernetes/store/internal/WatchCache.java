@@ -191,6 +191,7 @@ final class WatchCache {
                 : objects.subMap(req.startAfter(), false, req.prefix() + Character.MAX_VALUE, false);
         List<StoredObject> items = new ArrayList<>();
         String lastKey = null;
+        long remaining = 0;
         for (Map.Entry<String, Version> entry : range.entrySet()) {
             Version v = entry.getValue();
             while (v != null && v.revision > atRevision) {
@@ -202,13 +203,21 @@ final class WatchCache {
             if (req.filter() != null && !req.filter().test(v.value)) {
                 continue;
             }
+            if (lastKey != null) {
+                remaining++; // counted only for unfiltered lists (the loop stops at once for filtered ones)
+                continue;
+            }
             if (req.limit() > 0 && items.size() == req.limit()) {
                 lastKey = items.get(items.size() - 1).key();
-                break;
+                if (req.filter() != null) {
+                    break;
+                }
+                remaining = 1;
+                continue;
             }
             items.add(new StoredObject(entry.getKey(), v.createRevision, v.revision, v.value, v.json));
         }
-        return new ListResult(items, atRevision, lastKey);
+        return new ListResult(items, atRevision, lastKey, lastKey == null || req.filter() != null ? null : remaining);
     }
 
     /**
