@@ -182,10 +182,16 @@ public final class ApiException extends RuntimeException {
         return new ApiException(413, "RequestEntityTooLarge", "Request entity too large: limit is " + limit, null, null);
     }
 
-    public static ApiException unsupportedMediaType(String contentType) {
+    /** 415 for a body in a format the request does not take, worded as kube-apiserver's (it names what is taken). */
+    public static ApiException unsupportedMediaType(List<String> accepted) {
         return new ApiException(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
-                + "accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"
-                + (contentType == null ? "" : " (got " + contentType + ")"), null, null);
+                + "accepted media types include: " + String.join(", ", accepted), null, null);
+    }
+
+    /** 415 for an object's body: JSON, YAML or Protocol Buffers. */
+    public static ApiException unsupportedMediaType() {
+        return unsupportedMediaType(List.of("application/json", "application/yaml",
+                "application/vnd.kubernetes.protobuf"));
     }
 
     /** 422: the object fails validation; one cause per invalid field. */

@@ -21,9 +21,14 @@ public final class Json {
     public static final JsonMapper MAPPER = JsonMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            // a number keeps what it says (1e400 is not Infinity), so a field's range can be checked against it
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .build();
 
-    public static final YAMLMapper YAML = YAMLMapper.builder().build();
+    /** YAML bodies: the first document is the object, as Kubernetes reads them (the rest is not looked at). */
+    public static final YAMLMapper YAML = YAMLMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
 
     /** Go's indentation: two spaces, {@code "name": value}, every array element on a line of its own. */
     private static final tools.jackson.databind.ObjectWriter PRETTY = MAPPER.writer().with(
@@ -44,16 +49,81 @@ public final class Json {
 
     /** Parses a JSON object; anything else (or malformed text) is a 400 BadRequest. */
     public static ObjectNode parseObject(byte[] body, boolean yaml) {
+        return parseObject(body, yaml, null);
+    }
+
+    /**
+     * Parses a request's object, refusing anything else with kube-apiserver's words: Go's
+     * JSON syntax error, or the YAML parser's, after {@code the object provided is
+     * unrecognized (must be of type Kind)} when the kind the URL wants is known, and Go's
+     * summary of the body. Bytes that are not UTF-8 inside a JSON string become U+FFFD, as
+     * Go reads them.
+     */
+    public static ObjectNode parseObject(byte[] body, boolean yaml, String kind) {
         JsonNode node;
         try {
             node = yaml ? YAML.readTree(body) : MAPPER.readTree(body);
         } catch (JacksonException e) {
-            throw ApiException.badRequest("the body of the request could not be decoded: " + e.getOriginalMessage());
+            node = yaml ? null : lenientUtf8(body);
+            if (node == null) {
+                throw unrecognized(kind, yaml ? yamlError(e) : jsonError(body, e), body);
+            }
         }
-        if (node == null || !node.isObject()) {
-            throw ApiException.badRequest("the body of the request must be a JSON or YAML object");
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            throw unrecognized(kind, yaml ? "yaml: document is empty" : "unexpected end of JSON input", body);
+        }
+        if (!node.isObject()) {
+            String what = node.isArray() ? "array" : node.isString() ? "string" : node.isBoolean() ? "bool" : "number";
+            throw unrecognized(kind, "json: cannot unmarshal " + what + " into Go value of type struct { APIVersion"
+                    + " string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", body);
         }
         return (ObjectNode) node;
+    }
+
+    /** The body read again with bytes that are not UTF-8 taken as U+FFFD, as Go takes them; null if still not JSON. */
+    private static JsonNode lenientUtf8(byte[] body) {
+        if (GoJsonSyntax.errorOf(body) != null) {
+            return null;
+        }
+        try {
+            return MAPPER.readTree(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        } catch (JacksonException stillNot) {
+            return null;
+        }
+    }
+
+    private static String jsonError(byte[] body, JacksonException e) {
+        String go = GoJsonSyntax.errorOf(body);
+        if (go != null) {
+            return go;
+        }
+        // well-formed, but past what this parser takes (nesting, a number's or a name's length)
+        return "invalid character '" + (body.length > 0 ? (char) body[0] : ' ') + "' exceeded max depth";
+    }
+
+    /** The YAML parser's problem as go-yaml words its errors: {@code yaml: line 2: <problem>}. */
+    private static String yamlError(JacksonException e) {
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof org.yaml.snakeyaml.error.MarkedYAMLException)) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof org.yaml.snakeyaml.error.MarkedYAMLException marked) {
+            String problem = marked.getProblem() == null ? "could not parse" : marked.getProblem();
+            return marked.getProblemMark() == null ? "yaml: " + problem
+                    : "yaml: line " + (marked.getProblemMark().getLine() + 1) + ": " + problem;
+        }
+        String text = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        if (text.contains("UTF-8") || text.contains("special characters")) {
+            return "yaml: invalid leading UTF-8 octet";
+        }
+        return "yaml: could not parse the document";
+    }
+
+    private static ApiException unrecognized(String kind, String why, byte[] body) {
+        String detail = (why.startsWith("yaml:") ? why : "couldn't get version/kind; json parse error: " + why)
+                + " (" + GoJsonSyntax.summary(body) + ")";
+        return ApiException.badRequest(kind == null ? detail
+                : "the object provided is unrecognized (must be of type " + kind + "): " + detail);
     }
 
     /**

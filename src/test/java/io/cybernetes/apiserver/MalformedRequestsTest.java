@@ -104,7 +104,25 @@ class MalformedRequestsTest extends ApiTestSupport {
                 arguments("a path with an encoded dot is a 400", "GET", "/api/v1/namespaces/%2e%2e/configmaps", null,
                         null, 400, "BadRequest"),
                 arguments("/error asked for is a path this server does not serve", "GET", "/error", null, null, 404,
-                        "NotFound"));
+                        "NotFound"),
+                arguments("a content type that is only parameters is a 415", "POST", CM, ";", "{}", 415,
+                        "UnsupportedMediaType"),
+                arguments("a secret's data that is not base64 is a 400", "POST", "/api/v1/namespaces/" + NS + "/secrets",
+                        "application/json", "{\"metadata\":{\"name\":\"s\"},\"data\":{\"k\":\"not base64!\"}}", 400,
+                        "BadRequest"),
+                arguments("an int32 field past its range is a 400", "POST", DEPLOY, "application/json",
+                        "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":3000000000}}", 400, "BadRequest"),
+                arguments("a float where an integer belongs is a 400", "POST", DEPLOY, "application/json",
+                        "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":1.5}}", 400, "BadRequest"),
+                arguments("a number past a double's range is a 400", "POST", DEPLOY, "application/json",
+                        "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":1e400}}", 400, "BadRequest"),
+                arguments("an int64 field past its range is a 400", "POST", "/api/v1/namespaces/" + NS + "/pods",
+                        "application/json", "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"terminationGracePeriodSeconds\":"
+                                + "99999999999999999999,\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}", 400, "BadRequest"),
+                arguments("a quantity with an absurd exponent is a 422, at once", "POST", "/api/v1/namespaces/" + NS
+                        + "/pods", "application/json", "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{"
+                        + "\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1e10000000\"}}}]}}", 422,
+                        "Invalid"));
     }
 
     /**
@@ -168,5 +186,64 @@ class MalformedRequestsTest extends ApiTestSupport {
             assertThat(answer).startsWith("HTTP/1.1 400").contains("Content-Type: application/json")
                     .contains("\"kind\":\"Status\"", "\"reason\":\"BadRequest\"").doesNotContain("<html");
         }
+    }
+
+    static Stream<Arguments> decodingErrors() {
+        return Stream.of(
+                arguments(CM, "application/json", "{bad", "the object provided is unrecognized (must be of type"
+                        + " ConfigMap): couldn't get version/kind; json parse error: invalid character 'b' looking for"
+                        + " beginning of object key string ({bad)"),
+                arguments(CM, "application/json", "[1,2]", "the object provided is unrecognized (must be of type"
+                        + " ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go"
+                        + " value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string"
+                        + " \"json:\\\"kind,omitempty\\\"\" } (5b312c325d)"),
+                arguments(CM, "application/json", "{\"metadata\":{\"name\":\"a\"}} {}", "the object provided is"
+                        + " unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid"
+                        + " character '{' after top-level value ({\"metadata\":{\"name\":\"a\"}} {})"),
+                arguments(CM, "application/json", "", "the object provided is unrecognized (must be of type ConfigMap):"
+                        + " couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)"),
+                arguments(DEPLOY, "application/json", "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":3000000000}}",
+                        "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal number"
+                        + " 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32"),
+                arguments(DEPLOY, "application/json", "{\"metadata\":{\"name\":\"d\"},\"spec\":{\"template\":{\"spec\":"
+                        + "{\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":\"80\"}]}]}}}}",
+                        "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into"
+                        + " Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32"),
+                arguments("/api/v1/namespaces/" + NS + "/secrets", "application/json",
+                        "{\"metadata\":{\"name\":\"s\"},\"data\":{\"k\":\"abc!\"}}", "Secret in version \"v1\" cannot be"
+                        + " handled as a Secret: illegal base64 data at input byte 3"));
+    }
+
+    @ParameterizedTest(name = "{0} {2}")
+    @MethodSource("decodingErrors")
+    void aBodyThatDoesNotDecodeIsRefusedInKubeApiserversWords(String path, String contentType, String body,
+                                                              String message) {
+        Response r = call("POST", path, contentType, body);
+        assertThat(r.code()).as(r.body()).isEqualTo(400);
+        assertThat(r.text("message")).isEqualTo(message);
+    }
+
+    @Test
+    void subresourceBodiesAreDecodedAsStrictlyAsObjects() {
+        createNamespace("malformed-scale");
+        String deployments = "/apis/apps/v1/namespaces/malformed-scale/deployments";
+        post(deployments, "{\"metadata\":{\"name\":\"scaled\"},\"spec\":{\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
+                + "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+                + "\"image\":\"i\"}]}}}}");
+        Response scale = put(deployments + "/scaled/scale", "{\"spec\":{\"replicas\":3000000000}}");
+        assertThat(scale.code()).isEqualTo(400);
+        assertThat(scale.text("message")).isEqualTo("Scale in version \"v1\" cannot be handled as a Scale: json: cannot"
+                + " unmarshal number 3000000000 into Go struct field ScaleSpec.spec.replicas of type int32");
+        Response patched = patch(deployments + "/scaled/scale", "application/merge-patch+json",
+                "{\"spec\":{\"replicas\":99999999999999999999}}");
+        assertThat(patched.code()).isEqualTo(400);
+        assertThat(get(deployments + "/scaled").json().at("/spec/replicas").asInt()).isEqualTo(1);
+        post("/api/v1/namespaces/" + NS + "/serviceaccounts", "{\"metadata\":{\"name\":\"tok\"}}");
+        Response token = post("/api/v1/namespaces/" + NS + "/serviceaccounts/tok/token",
+                "{\"spec\":{\"expirationSeconds\":99999999999999999999}}");
+        assertThat(token.code()).isEqualTo(400);
+        assertThat(token.text("message")).isEqualTo("TokenRequest in version \"v1\" cannot be handled as a TokenRequest:"
+                + " json: cannot unmarshal number 99999999999999999999 into Go struct field"
+                + " TokenRequestSpec.spec.expirationSeconds of type int64");
     }
 }

@@ -63,8 +63,12 @@ final class WebhookCaller {
         } catch (HttpTimeoutException e) {
             throw new WebhookException("failed to call webhook: Post \"" + url + "\": context deadline exceeded (timeout "
                     + timeout + "s)");
-        } catch (IOException | IllegalArgumentException e) {
-            throw new WebhookException("failed to call webhook: Post \"" + url + "\": " + e.getMessage());
+        } catch (IOException e) {
+            throw new WebhookException("failed to call webhook: Post \"" + url + "\": " + netError(url, e));
+        } catch (IllegalArgumentException e) {
+            throw new WebhookException("failed to call webhook: " + (e.getMessage() != null
+                    && e.getMessage().contains("base64") ? "the caBundle is not base64 PEM" : "parse \"" + url
+                    + "\": invalid URL"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WebhookException("failed to call webhook: interrupted");
@@ -103,6 +107,38 @@ final class WebhookCaller {
         JsonNode status = response.path("status");
         return new Answer(response.path("allowed").asBoolean(false), status.path("code").asInt(403),
                 status.path("reason").asString(""), status.path("message").asString(""), patch, warnings);
+    }
+
+    /**
+     * Why a connection failed, as Go's {@code net} and {@code crypto/tls} say it
+     * ({@code dial tcp 127.0.0.1:1: connect: connection refused}), not the JVM's words.
+     */
+    static String netError(String url, IOException e) {
+        URI u = URI.create(url);
+        int port = u.getPort() > 0 ? u.getPort() : "https".equals(u.getScheme()) ? 443 : 80;
+        String hostPort = u.getHost() + ":" + port;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (t instanceof java.net.ConnectException) {
+                return "dial tcp " + hostPort + ": connect: connection refused";
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return "dial tcp: lookup " + u.getHost() + ": no such host";
+            }
+            if (t instanceof java.net.http.HttpConnectTimeoutException) {
+                return "dial tcp " + hostPort + ": i/o timeout";
+            }
+            if (m.contains("PKIX") || m.contains("unable to find valid certification path")) {
+                return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
+            }
+            if (m.contains("No subject alternative") || m.contains("doesn't match any of the subject")) {
+                return "tls: failed to verify certificate: x509: certificate is not valid for " + u.getHost();
+            }
+            if (m.contains("Unrecognized SSL message") || m.contains("plaintext connection")) {
+                return "http: server gave HTTP response to HTTPS client";
+            }
+        }
+        return "EOF";
     }
 
     /** The webhook's URL; a service reference is addressed by its cluster DNS name. */

@@ -32,7 +32,7 @@ class ApiErrorHandler {
 
     @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
     ResponseEntity<byte[]> mediaType(HttpMediaTypeNotSupportedException e) {
-        return status(ApiException.unsupportedMediaType(String.valueOf(e.getContentType())));
+        return status(ApiException.unsupportedMediaType());
     }
 
     @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)

@@ -25,7 +25,7 @@ final class ErrorStatus {
                     : "Request entity too large");
             case 414 -> ApiException.of(414, "RequestURITooLong", message != null ? message : "the request URI is too"
                     + " long");
-            case 415 -> ApiException.unsupportedMediaType(null);
+            case 415 -> ApiException.unsupportedMediaType();
             case 429 -> ApiException.tooManyRequests(message != null ? message : "Too many requests, please try again"
                     + " later.", 1);
             case 431 -> ApiException.of(431, "RequestHeaderFieldsTooLarge", message != null ? message

@@ -184,9 +184,17 @@ class KubeOpenApiController {
                 o.set("items", inline(s.items(), components));
             }
             case STRING -> o.put("type", "string");
+            case BYTES -> {
+                o.put("type", "string");
+                o.put("format", "byte");
+            }
             case INTEGER -> {
                 o.put("type", "integer");
                 o.put("format", "int64");
+            }
+            case INT32 -> {
+                o.put("type", "integer");
+                o.put("format", "int32");
             }
             case NUMBER -> o.put("type", "number");
             case BOOLEAN -> o.put("type", "boolean");

@@ -5,6 +5,8 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
+import io.cybernetes.api.Times;
 import io.cybernetes.api.Json;
 import io.kubernetes.client.proto.Runtime;
 import tools.jackson.databind.JsonNode;
@@ -71,7 +73,8 @@ final class ProtobufBodies {
         String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
         String outer = OUTER.get(group);
         if (outer == null || !kind.matches("[A-Za-z0-9]+")) {
-            throw ApiException.unsupportedMediaType(MEDIA_TYPE + " for " + apiVersion + " " + kind);
+            throw ApiException.badRequest("no kind " + GoStrings.quote(kind) + " is registered for version "
+                    + GoStrings.quote(apiVersion));
         }
         Method parser = PARSERS.computeIfAbsent(outer + "$" + kind, name -> {
             try {
@@ -81,18 +84,23 @@ final class ProtobufBodies {
             }
         });
         if (parser == null) {
-            throw ApiException.unsupportedMediaType(MEDIA_TYPE + " for " + apiVersion + " " + kind);
+            throw ApiException.badRequest("no kind " + GoStrings.quote(kind) + " is registered for version "
+                    + GoStrings.quote(apiVersion));
         }
         try {
             return (Message) parser.invoke(null, raw);
         } catch (InvocationTargetException e) {
-            throw ApiException.badRequest("the protobuf " + kind + " could not be decoded: " + e.getCause().getMessage());
+            // Go's protobuf words it so; the Java library's own text names its internals
+            throw ApiException.badRequest("proto: cannot parse invalid wire-format data");
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
         }
     }
 
     /** The JSON form of a message, as Kubernetes' JSON encoding writes the same object. */
+    /** 0000-01-01T00:00:00Z, the earliest time RFC 3339 can write. */
+    private static final long EARLIEST = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
+
     static JsonNode toJson(Message m) {
         JsonNodeFactory f = JsonNodeFactory.instance;
         String type = m.getDescriptorForType().getName();
@@ -103,6 +111,11 @@ final class ProtobufBodies {
                 }
                 long seconds = (Long) field(m, "seconds", 0L);
                 int nanos = (Integer) field(m, "nanos", 0);
+                if (seconds < EARLIEST || seconds > Times.LATEST.getEpochSecond() || nanos < 0 || nanos > 999_999_999) {
+                    // Go could not write it as RFC 3339 either (years 0 to 9999)
+                    throw ApiException.badRequest("a " + type + " of " + seconds + "s " + nanos
+                            + "ns is outside the years 0 to 9999 a timestamp can hold");
+                }
                 Instant t = Instant.ofEpochSecond(seconds, nanos);
                 return f.stringNode(type.equals("Time") ? t.truncatedTo(ChronoUnit.SECONDS).toString()
                         : DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")

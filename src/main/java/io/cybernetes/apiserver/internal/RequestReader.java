@@ -54,28 +54,44 @@ final class RequestReader {
         return out.toByteArray();
     }
 
-    ObjectNode readObject(ApiCall request) throws IOException {
-        return readDocument(request).object();
+    /** The request's object, {@code kind} being what the URL wants (for the words of a refusal). */
+    ObjectNode readObject(ApiCall request, String kind) throws IOException {
+        return readDocument(request, kind).object();
     }
 
     /** An object as a request body sent it, and the fields a JSON body repeated (empty for other encodings). */
     record Document(ObjectNode object, List<String> duplicateFields) {
     }
 
-    Document readDocument(ApiCall request) throws IOException {
+    Document readDocument(ApiCall request, String kind) throws IOException {
         String ct = request.contentType();
-        String mime = ct == null ? "" : ct.split(";")[0].trim().toLowerCase();
+        String mime = mediaType(ct);
+        if (ct != null && !ct.isBlank() && mime.isEmpty()) {
+            throw ApiException.unsupportedMediaType(); // a parameter with no type before it (";")
+        }
         if (mime.equals(ProtobufBodies.MEDIA_TYPE)) {
             return new Document(ProtobufBodies.decode(readBody(request)), List.of());
         }
         boolean yaml = switch (mime) {
             case "", "application/json", "*/*" -> false;
             case "application/yaml", "application/x-yaml", "text/yaml" -> true;
-            default -> throw ApiException.unsupportedMediaType(ct);
+            default -> throw ApiException.unsupportedMediaType();
         };
-        byte[] body = readBody(request);
-        ObjectNode object = Json.parseObject(body, yaml);
+        byte[] body;
+        try (InputStream in = request.body()) {
+            body = readAtMost(in, maxRequestBytes);
+        }
+        ObjectNode object = Json.parseObject(body, yaml, kind);
         return new Document(object, yaml ? List.of() : Json.duplicateFields(body));
+    }
+
+    /** The media type of a Content-Type, without parameters, in lower case ("" when there is none). */
+    static String mediaType(String contentType) {
+        if (contentType == null) {
+            return "";
+        }
+        int semicolon = contentType.indexOf(';');
+        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase();
     }
 
     WriteOptions writeOptions(ApiCall request) {

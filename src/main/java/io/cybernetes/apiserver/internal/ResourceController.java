@@ -2,6 +2,7 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiServerProperties;
@@ -105,7 +106,7 @@ class ResourceController {
             if (!method.equals("POST")) {
                 throw ApiException.methodNotAllowed();
             }
-            ObjectNode token = tokenRequests.request(type, info.namespace(), info.name(), reader.readObject(request));
+            ObjectNode token = tokenRequests.request(type, info.namespace(), info.name(), reader.readObject(request, "TokenRequest"));
             return write(Format.of(request), token, 201, List.of());
         }
         if ("binding".equals(info.subresource())) {
@@ -117,7 +118,7 @@ class ResourceController {
         return switch (method) {
             case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
             case "PUT" -> {
-                RequestReader.Document body = reader.readDocument(request);
+                RequestReader.Document body = reader.readDocument(request, type.kind());
                 Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(), body.object(),
                         reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
                 yield respond(request, type, o);
@@ -149,7 +150,7 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.pathNotFound();
         }
-        RequestReader.Document body = reader.readDocument(request);
+        RequestReader.Document body = reader.readDocument(request, type.kind());
         List<String> warnings = service.decode(type, body.object(),
                 reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
         UserInfo user = request.user();
@@ -160,7 +161,7 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.methodNotAllowed();
         }
-        RequestReader.Document body = reader.readDocument(request);
+        RequestReader.Document body = reader.readDocument(request, type.kind());
         Outcome o = service.create(type, info.namespace(), body.object(),
                 reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
         return respond(request, type, o);
@@ -273,7 +274,8 @@ class ResourceController {
         ObjectNode result = switch (request.method()) {
             case "GET" -> ScaleSubresource.toScale(service.get(type, ns, name).value());
             case "PUT" -> {
-                ObjectNode scale = reader.readObject(request);
+                ObjectNode scale = reader.readObject(request, "Scale");
+                service.decodeAs(Scale.class, "Scale", "v1", scale);
                 String rv = Json.text(scale, "metadata.resourceVersion");
                 long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
                 yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
@@ -284,6 +286,7 @@ class ResourceController {
                 JsonNode patch = ResourceService.parsePatch(pt, reader.readBody(request));
                 yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
                     ObjectNode scale = ResourceService.applyPatch(pt, ScaleSubresource.toScale(old), patch);
+                    service.decodeAs(Scale.class, "Scale", "v1", scale);
                     return ScaleSubresource.applyScale(type, old, scale);
                 }).object());
             }
@@ -293,7 +296,7 @@ class ResourceController {
     }
 
     private ResponseEntity<?> binding(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
-        ObjectNode binding = reader.readObject(request);
+        ObjectNode binding = reader.readObject(request, "Binding");
         String node = Json.text(binding, "target.name");
         if (node == null || node.isEmpty()) {
             throw ApiException.invalid(type, info.name(), List.of(MetaValidation.required("target.name")));

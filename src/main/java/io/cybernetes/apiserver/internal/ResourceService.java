@@ -73,6 +73,15 @@ final class ResourceService {
         return StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation(), opts.duplicateFields());
     }
 
+    /**
+     * Checks the body of a subresource (a Scale, a TokenRequest) against its model's types,
+     * as Go decodes it: a value its field cannot hold is a 400; unknown fields are dropped.
+     */
+    void decodeAs(Class<?> model, String kind, String version, ObjectNode body) {
+        StrictDecoder.decode(body, schemas.schemaOf(model), kind, version, StrictDecoder.FieldValidation.IGNORE,
+                List.of());
+    }
+
     /** Puts kind and apiVersion at the front, where Go writes them and people expect to read them. */
     private static void putTypeMetaFirst(ObjectNode body, ResourceType type) {
         ObjectNode rest = body.deepCopy();

@@ -12,7 +12,11 @@ import java.util.Map;
  */
 record Schema(Type type, String typeName, Map<String, Schema> properties, Schema items, Rules rules) {
 
-    enum Type { OBJECT, MAP, ARRAY, STRING, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, FREE }
+    /**
+     * {@code INTEGER} is Go's int64, {@code INT32} its int32: a value beyond its range is
+     * refused, as Go refuses it. {@code BYTES} is Go's {@code []byte}: a base64 string.
+     */
+    enum Type { OBJECT, MAP, ARRAY, STRING, BYTES, INT32, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, FREE }
 
     /**
      * What a value must satisfy beyond its type, and what it means.

@@ -60,7 +60,8 @@ final class SchemaRegistry {
                 }
                 String name = jp.value().isEmpty() ? f.getName() : jp.value();
                 Schema.Rules rules = overlay.fieldRules(simple, name);
-                Schema child = of(f.getGenericType());
+                Schema child = BYTE_FIELDS.contains(simple + "." + name) ? bytes(of(f.getGenericType()))
+                        : of(f.getGenericType());
                 found.putIfAbsent(name, rules.isEmpty() ? child : child.withRules(atUse(child.rules(), rules)));
             }
         }
@@ -71,6 +72,16 @@ final class SchemaRegistry {
         }
         found.keySet().stream().sorted().forEach(k -> props.put(k, found.get(k)));
         return placeholder;
+    }
+
+    /** Go {@code []byte} fields, which the fabric8 models hold as strings: they must be base64. */
+    private static final java.util.Set<String> BYTE_FIELDS = java.util.Set.of("Secret.data", "ConfigMap.binaryData",
+            "WebhookClientConfig.caBundle");
+
+    /** The schema with its strings (or a map's string values) as base64 bytes. */
+    private static Schema bytes(Schema s) {
+        return s.type() == Schema.Type.MAP ? new Schema(Schema.Type.MAP, null, Map.of(),
+                Schema.scalar(Schema.Type.BYTES)) : Schema.scalar(Schema.Type.BYTES);
     }
 
     /** A field's rules where it is used: its own, on top of its type's description and required properties. */
@@ -97,7 +108,11 @@ final class SchemaRegistry {
         if (c == String.class) {
             return Schema.scalar(Schema.Type.STRING);
         }
-        if (c == Integer.class || c == Long.class || c == int.class || c == long.class || c == Short.class) {
+        // the fabric8 models keep Go's widths: Integer for int32, Long for int64
+        if (c == Integer.class || c == int.class || c == Short.class) {
+            return Schema.scalar(Schema.Type.INT32);
+        }
+        if (c == Long.class || c == long.class) {
             return Schema.scalar(Schema.Type.INTEGER);
         }
         if (c == Double.class || c == Float.class || c == double.class || c == java.math.BigDecimal.class) {

@@ -68,13 +68,15 @@ final class SchemaValidator {
                     MetaValidation.validateName(v, ResourceType.NameRule.DNS1123_SUBDOMAIN, path, causes);
                 }
             }
-            case INTEGER, NUMBER -> {
-                if (node.isNumber()) {
-                    if (r.minimum() != null && node.asDouble() < r.minimum()) {
+            case INT32, INTEGER, NUMBER -> {
+                // compared exactly: a number past a double's range is still a number
+                if (node.isNumber() && !(node.isDouble() && !Double.isFinite(node.asDouble()))) {
+                    java.math.BigDecimal v = node.decimalValue();
+                    if (r.minimum() != null && v.compareTo(java.math.BigDecimal.valueOf(r.minimum())) < 0) {
                         causes.add(ApiException.cause(path, "FieldValueInvalid", "Invalid value: " + node.asString()
                                 + ": must be greater than or equal to " + r.minimum()));
                     }
-                    if (r.maximum() != null && node.asDouble() > r.maximum()) {
+                    if (r.maximum() != null && v.compareTo(java.math.BigDecimal.valueOf(r.maximum())) > 0) {
                         causes.add(ApiException.cause(path, "FieldValueInvalid", "Invalid value: " + node.asString()
                                 + ": must be less than or equal to " + r.maximum()));
                     }

@@ -30,12 +30,19 @@ final class StrictDecoder {
      */
     static List<String> decode(ObjectNode object, Schema schema, ResourceType type, FieldValidation mode,
                                List<String> duplicateFields) {
+        return decode(object, schema, type.kind(), type.version(), mode, duplicateFields);
+    }
+
+    /** As {@link #decode(ObjectNode, Schema, ResourceType, FieldValidation, List)}, for a body of any kind. */
+    static List<String> decode(ObjectNode object, Schema schema, String kind, String version, FieldValidation mode,
+                               List<String> duplicateFields) {
         List<String> unknown = new ArrayList<>();
         List<String> typeErrors = new ArrayList<>();
-        walk(object, schema, "", unknown, typeErrors);
-        String prefix = type.kind() + " in version \"" + type.version() + "\" cannot be handled as a " + type.kind() + ": ";
+        walk(object, schema, new Place("", "", simpleName(schema.typeName())), unknown, typeErrors);
+        String prefix = kind + " in version \"" + version + "\" cannot be handled as a " + kind + ": ";
         if (!typeErrors.isEmpty()) {
-            throw ApiException.badRequest(prefix + String.join(", ", typeErrors));
+            // as Go's decoder, which reports the first value it could not take
+            throw ApiException.badRequest(prefix + typeErrors.get(0));
         }
         if (mode == FieldValidation.IGNORE) {
             return List.of();
@@ -49,79 +56,170 @@ final class StrictDecoder {
         return problems;
     }
 
-    private static void walk(JsonNode node, Schema schema, String path, List<String> unknown, List<String> errors) {
+    /**
+     * Where a value is: its path as strict decoding reports unknown fields
+     * ({@code spec.containers[0].name}), its path as Go names a struct field (without
+     * indices or map keys: {@code spec.containers.name}) and the Go struct it is a field of.
+     */
+    private record Place(String path, String goPath, String struct) {
+
+        Place field(String name, String parentStruct) {
+            return new Place(path.isEmpty() ? name : path + "." + name, goPath.isEmpty() ? name : goPath + "." + name,
+                    parentStruct);
+        }
+
+        Place element(String index) {
+            return new Place(path + index, goPath, struct);
+        }
+    }
+
+    private static void walk(JsonNode node, Schema schema, Place at, List<String> unknown, List<String> errors) {
         if (node == null || node.isNull()) {
             return;
         }
         switch (schema.type()) {
             case OBJECT -> {
                 if (!node.isObject()) {
-                    errors.add(mismatch(node, path, "object"));
+                    errors.add(mismatch(node, at, schema));
                     return;
                 }
+                String struct = simpleName(schema.typeName());
                 Iterator<Map.Entry<String, JsonNode>> it = ((ObjectNode) node).properties().iterator();
                 while (it.hasNext()) {
                     Map.Entry<String, JsonNode> e = it.next();
-                    String p = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
-                    Schema child = schema.properties().get(e.getKey());
-                    if (child == null) {
-                        unknown.add(p);
+                    Place child = at.field(e.getKey(), struct);
+                    Schema childSchema = schema.properties().get(e.getKey());
+                    if (childSchema == null) {
+                        unknown.add(child.path());
                         it.remove();
                     } else {
-                        walk(e.getValue(), child, p, unknown, errors);
+                        walk(e.getValue(), childSchema, child, unknown, errors);
                     }
                 }
             }
             case MAP -> {
                 if (!node.isObject()) {
-                    errors.add(mismatch(node, path, "map"));
+                    errors.add(mismatch(node, at, schema));
                     return;
                 }
                 for (Map.Entry<String, JsonNode> e : node.properties()) {
-                    walk(e.getValue(), schema.items(), path + "." + e.getKey(), unknown, errors);
+                    walk(e.getValue(), schema.items(), at.element("." + e.getKey()), unknown, errors);
                 }
             }
             case ARRAY -> {
                 if (!node.isArray()) {
-                    errors.add(mismatch(node, path, "array"));
+                    errors.add(mismatch(node, at, schema));
                     return;
                 }
                 for (int i = 0; i < node.size(); i++) {
-                    walk(node.get(i), schema.items(), path + "[" + i + "]", unknown, errors);
+                    walk(node.get(i), schema.items(), at.element("[" + i + "]"), unknown, errors);
                 }
             }
             case STRING -> {
                 if (!node.isString()) {
-                    errors.add(mismatch(node, path, "string"));
+                    errors.add(mismatch(node, at, schema));
+                }
+            }
+            case BYTES -> {
+                if (!node.isString()) {
+                    errors.add(mismatch(node, at, schema));
+                } else {
+                    int bad = base64Error(node.asString());
+                    if (bad >= 0) {
+                        errors.add("illegal base64 data at input byte " + bad);
+                    }
+                }
+            }
+            case INT32 -> {
+                if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+                    errors.add(mismatch(node, at, schema));
                 }
             }
             case INTEGER -> {
-                if (!node.isIntegralNumber() && !(node.isNumber() && node.asDouble() == Math.rint(node.asDouble()))) {
-                    errors.add(mismatch(node, path, "integer"));
+                if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+                    errors.add(mismatch(node, at, schema));
                 }
             }
             case NUMBER -> {
-                if (!node.isNumber()) {
-                    errors.add(mismatch(node, path, "number"));
+                if (!node.isNumber() || (node.isDouble() && !Double.isFinite(node.asDouble()))) {
+                    errors.add(mismatch(node, at, schema));
                 }
             }
             case BOOLEAN -> {
                 if (!node.isBoolean()) {
-                    errors.add(mismatch(node, path, "boolean"));
+                    errors.add(mismatch(node, at, schema));
                 }
             }
-            case INT_OR_STRING, QUANTITY -> {
-                if (!node.isString() && !node.isNumber()) {
-                    errors.add(mismatch(node, path, "string or number"));
+            case INT_OR_STRING -> {
+                if (!node.isString() && !(node.isIntegralNumber() && node.canConvertToInt())) {
+                    errors.add(mismatch(node, at, schema));
+                }
+            }
+            case QUANTITY -> {
+                if (!node.isString() && !(node.isNumber() && !(node.isDouble() && !Double.isFinite(node.asDouble())))) {
+                    errors.add(mismatch(node, at, schema));
                 }
             }
             case FREE -> { }
         }
     }
 
-    private static String mismatch(JsonNode node, String path, String expected) {
+    /** Go's words for a value it cannot decode into a field: {@code json: cannot unmarshal number 3000000000 into ...}. */
+    private static String mismatch(JsonNode node, Place at, Schema expected) {
         String actual = node.isObject() ? "object" : node.isArray() ? "array" : node.isString() ? "string"
-                : node.isBoolean() ? "bool" : "number";
-        return "json: cannot unmarshal " + actual + " into field " + path + " of type " + expected;
+                : node.isBoolean() ? "bool" : "number " + numberText(node);
+        String where = at.goPath().isEmpty() ? "Go value" : "Go struct field " + at.struct() + "." + at.goPath();
+        return "json: cannot unmarshal " + actual + " into " + where + " of type " + goType(expected);
+    }
+
+    /** A number as Go prints the JSON text it read ({@code 1e400}, {@code 1.5}). */
+    private static String numberText(JsonNode node) {
+        return node.isFloatingPointNumber() ? node.numberValue().toString().replace("E+", "e").replace("E", "e")
+                : node.asString();
+    }
+
+    /** The Go type a schema stands for, as {@code reflect.Type.String()} prints it. */
+    private static String goType(Schema s) {
+        return switch (s.type()) {
+            case OBJECT -> "v1." + simpleName(s.typeName());
+            case MAP -> "map[string]" + goType(s.items());
+            case ARRAY -> "[]" + goType(s.items());
+            case STRING -> "string";
+            case BYTES -> "[]uint8";
+            case INT32 -> "int32";
+            case INTEGER -> "int64";
+            case NUMBER -> "float64";
+            case BOOLEAN -> "bool";
+            case INT_OR_STRING -> "intstr.IntOrString";
+            case QUANTITY -> "resource.Quantity";
+            case FREE -> "interface {}";
+        };
+    }
+
+    /**
+     * Where Go's standard base64 decoding (as JSON's for {@code []byte}) finds the text
+     * bad, or -1 when it is good: padded, in the standard alphabet, newlines ignored.
+     */
+    static int base64Error(String text) {
+        String s = text.replace("\r", "").replace("\n", "");
+        int padding = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || c == '+' || c == '/';
+            if (c == '=') {
+                padding++;
+                if (padding > 2 || i % 4 < 2) {
+                    return i;
+                }
+            } else if (!alphabet || padding > 0) {
+                return i;
+            }
+        }
+        return s.length() % 4 == 0 ? -1 : s.length() - s.length() % 4;
+    }
+
+    private static String simpleName(String typeName) {
+        return typeName == null ? "" : typeName.substring(typeName.lastIndexOf('.') + 1);
     }
 }

@@ -8,6 +8,7 @@ import io.cybernetes.auth.ServiceAccountTokens;
 import io.cybernetes.auth.ServiceAccountTokens.BoundObjects;
 import io.cybernetes.auth.ServiceAccountTokens.ObjectRef;
 import io.cybernetes.store.StoredObject;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -42,12 +43,10 @@ final class TokenRequests {
                 || (kind != null && !kind.isEmpty() && !kind.equals("TokenRequest"))) {
             throw ApiException.badRequest("the body must be an authentication.k8s.io/v1 TokenRequest");
         }
+        service.decodeAs(TokenRequest.class, "TokenRequest", "v1", body);
         JsonNode spec = body.path("spec");
         long expiration = ServiceAccountTokens.DEFAULT_EXPIRATION_SECONDS;
         if (spec.has("expirationSeconds") && !spec.get("expirationSeconds").isNull()) {
-            if (!spec.get("expirationSeconds").isIntegralNumber()) {
-                throw ApiException.badRequest("spec.expirationSeconds must be an integer");
-            }
             expiration = spec.get("expirationSeconds").asLong();
         }
         if (expiration < ServiceAccountTokens.MIN_EXPIRATION_SECONDS) {

@@ -2,6 +2,8 @@ package io.cybernetes.client.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.client.ApiClient;
@@ -26,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * subclasses send one request ({@link #send}) and open one watch ({@link #openWatch}).
  */
 abstract class RestApiClient implements ApiClient {
+
+    private static final Logger log = LoggerFactory.getLogger(RestApiClient.class);
 
     private final ResourceRegistry registry = ResourceRegistry.builtIn();
 
@@ -96,7 +100,10 @@ abstract class RestApiClient implements ApiClient {
         JsonNode list = Json.MAPPER.readTree(send("GET", path, query, accept, null, null));
         List<T> items = new ArrayList<>();
         for (JsonNode item : list.path("items")) {
-            items.add(Json.MAPPER.treeToValue(item, readAs));
+            T value = decodeOrSkip(item, readAs);
+            if (value != null) {
+                items.add(value);
+            }
         }
         return new ListerWatcher.Listed<>(items, list.path("metadata").path("resourceVersion").asString(""));
     }
@@ -208,6 +215,22 @@ abstract class RestApiClient implements ApiClient {
     }
 
     /**
+     * An object as the model class, or null (and a warning) when the model cannot hold it:
+     * one object stored before the server checked what it stores must not stop a
+     * controller's informer from seeing all the others.
+     */
+    static <T> T decodeOrSkip(JsonNode object, Class<T> kind) {
+        try {
+            return Json.MAPPER.treeToValue(object, kind);
+        } catch (RuntimeException e) {
+            log.warn("Passing over {} {}/{} that this client cannot decode: {}", kind.getSimpleName(),
+                    object.path("metadata").path("namespace").asString(""),
+                    object.path("metadata").path("name").asString(""), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
      * A watch whose lines arrive from elsewhere (a reader thread, the server's streaming
      * thread), queued so that {@code next} can time out.
      */
@@ -221,10 +244,17 @@ abstract class RestApiClient implements ApiClient {
             this.kind = kind;
         }
 
-        /** One line of the stream; a line that does not parse ends the watch (the reader resumes). */
+        /**
+         * One line of the stream; a line that does not parse ends the watch (the reader
+         * resumes), an event whose object this model cannot hold is passed over (resuming
+         * would meet it again, for ever).
+         */
         final void line(byte[] line) {
             try {
-                events.add(parseEvent(line, kind));
+                ListerWatcher.Event<T> e = parseEvent(line, kind);
+                if (e != null) {
+                    events.add(e);
+                }
             } catch (RuntimeException e) {
                 ended();
             }
@@ -248,8 +278,11 @@ abstract class RestApiClient implements ApiClient {
                 case "DELETED" -> ListerWatcher.Event.Type.DELETED;
                 default -> ListerWatcher.Event.Type.BOOKMARK;
             };
-            T value = t == ListerWatcher.Event.Type.BOOKMARK ? null : Json.MAPPER.treeToValue(obj, kind);
-            return ListerWatcher.Event.of(t, value, rv);
+            if (t == ListerWatcher.Event.Type.BOOKMARK) {
+                return ListerWatcher.Event.of(t, null, rv);
+            }
+            T value = decodeOrSkip(obj, kind);
+            return value == null ? null : ListerWatcher.Event.of(t, value, rv);
         }
 
         @Override

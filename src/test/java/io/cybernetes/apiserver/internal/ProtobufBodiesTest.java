@@ -70,11 +70,14 @@ class ProtobufBodiesTest {
     }
 
     @Test
-    void aBodyWithoutTheMagicIsABadRequestAndAnUnknownKindUnsupported() {
+    void aBodyWithoutTheMagicOrOfAnUnknownKindIsABadRequest() {
         assertThatThrownBy(() -> ProtobufBodies.decode("{}".getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(400));
         assertThatThrownBy(() -> ProtobufBodies.decode(envelope("example.com/v1", "Widget", V1.Secret.getDefaultInstance())))
-                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(415));
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.code()).isEqualTo(400);
+                    assertThat(e.getMessage()).isEqualTo("no kind \"Widget\" is registered for version \"example.com/v1\"");
+                });
     }
 
     @Test
