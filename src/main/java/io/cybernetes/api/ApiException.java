@@ -228,6 +228,17 @@ public final class ApiException extends RuntimeException {
         return new ApiException(503, "ServiceUnavailable", message, null, retryAfterSeconds);
     }
 
+    /**
+     * 504 for a resourceVersion this server has not reached yet, as kube-apiserver's
+     * {@code NewTooLargeResourceVersionError}: the ResourceVersionTooLarge cause tells
+     * clients to retry after the seconds given.
+     */
+    public static ApiException tooLargeResourceVersion(String message, int retryAfterSeconds) {
+        StatusDetails d = new StatusDetails();
+        d.setCauses(List.of(cause(null, "ResourceVersionTooLarge", "Too large resource version")));
+        return new ApiException(504, "Timeout", "Timeout: " + message, d, retryAfterSeconds);
+    }
+
     public static ApiException timeout(String message, int retryAfterSeconds) {
         return new ApiException(504, "Timeout", message, null, retryAfterSeconds);
     }

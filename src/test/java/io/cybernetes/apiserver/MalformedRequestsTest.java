@@ -119,6 +119,13 @@ class MalformedRequestsTest extends ApiTestSupport {
                 arguments("an int64 field past its range is a 400", "POST", "/api/v1/namespaces/" + NS + "/pods",
                         "application/json", "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"terminationGracePeriodSeconds\":"
                                 + "99999999999999999999,\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}", 400, "BadRequest"),
+                arguments("a negative request is a 422", "POST", "/api/v1/namespaces/" + NS + "/pods", "application/json",
+                        "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\","
+                                + "\"resources\":{\"requests\":{\"cpu\":\"-1\"}}}]}}", 422, "Invalid"),
+                arguments("a request above its limit is a 422", "POST", "/api/v1/namespaces/" + NS + "/pods",
+                        "application/json", "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                                + "\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\"},\"limits\":{\"cpu\":\"1\"}}}]}}",
+                        422, "Invalid"),
                 arguments("a quantity with an absurd exponent is a 422, at once", "POST", "/api/v1/namespaces/" + NS
                         + "/pods", "application/json", "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{"
                         + "\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1e10000000\"}}}]}}", 422,

@@ -331,6 +331,24 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void anEventWithAnEventTimeIsTakenAndAResourceVersionNotReachedYetSaysSo() {
+        Response event = post("/api/v1/namespaces/" + ns + "/events", "{\"metadata\":{\"name\":\"e1\"},"
+                + "\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"p\",\"namespace\":\"" + ns + "\"},"
+                + "\"reason\":\"Tested\",\"eventTime\":\"2026-12-01T10:00:00.123456Z\",\"reportingComponent\":\"t\","
+                + "\"reportingInstance\":\"t-1\",\"action\":\"Test\",\"type\":\"Normal\"}");
+        assertThat(event.code()).as(event.body()).isEqualTo(201);
+        assertThat(event.text("eventTime")).isEqualTo("2026-12-01T10:00:00.123456Z");
+        Response ahead = get("/api/v1/namespaces/" + ns + "/configmaps/none?resourceVersion=9223372036854775807");
+        assertThat(ahead.code()).isIn(504, 404);
+        Response list = get("/api/v1/namespaces/" + ns + "/configmaps?resourceVersion=9223372036854775807"
+                + "&resourceVersionMatch=NotOlderThan");
+        assertThat(list.code()).isEqualTo(504);
+        assertThat(list.text("message")).startsWith("Timeout: Too large resource version: 9223372036854775807, current:");
+        assertThat(list.json().at("/details/causes/0/reason").asString()).isEqualTo("ResourceVersionTooLarge");
+        assertThat(list.json().at("/details/retryAfterSeconds").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void jsonIsIndentedForPeopleAsKubeApiserverIndentsIt() {
         String base = "/api/v1/namespaces/" + ns + "/configmaps";
         post(base, "{\"metadata\":{\"name\":\"pretty\"},\"data\":{\"k\":\"v\"}}");

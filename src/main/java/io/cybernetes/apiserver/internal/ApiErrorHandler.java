@@ -57,11 +57,13 @@ class ApiErrorHandler {
         return status(unexpectedFailure(e));
     }
 
-    /** An unexpected failure, logged here, as the 500 Status the client gets (its first line, no trace). */
+    /**
+     * An unexpected failure, logged here with its trace, as the 500 Status the client gets:
+     * it says that the server failed, not how its insides did (no class names, no trace).
+     */
     static ApiException unexpectedFailure(Exception e) {
         log.error("request failed unexpectedly", e);
-        return ApiException.internal(e.getClass().getSimpleName() + (e.getMessage() == null ? ""
-                : ": " + e.getMessage().lines().findFirst().orElse("")));
+        return ApiException.internal("the server could not complete the request; its log has the details");
     }
 
     static ResponseEntity<byte[]> status(ApiException e) {

@@ -87,6 +87,39 @@ final class PodSpecs {
             if (c.path("image").asString("").isBlank()) {
                 causes.add(MetaValidation.required(p + ".image"));
             }
+            validateResources(c.path("resources"), p + ".resources", causes);
+        }
+    }
+
+    /** Requests and limits as Kubernetes checks them: none below zero, no request above its limit. */
+    private static void validateResources(JsonNode resources, String path, List<StatusCause> causes) {
+        JsonNode limits = resources.path("limits");
+        for (String kind : List.of("limits", "requests")) {
+            for (java.util.Map.Entry<String, JsonNode> e : resources.path(kind).properties()) {
+                String field = path + "." + kind + "[" + e.getKey() + "]";
+                java.math.BigDecimal v = quantity(e.getValue());
+                if (v == null) {
+                    continue; // the schema's validation words that one
+                }
+                if (v.signum() < 0) {
+                    causes.add(MetaValidation.invalid(field, e.getValue().asString(), "must be greater than or equal"
+                            + " to 0"));
+                } else if (kind.equals("requests") && limits.has(e.getKey())) {
+                    java.math.BigDecimal limit = quantity(limits.get(e.getKey()));
+                    if (limit != null && v.compareTo(limit) > 0) {
+                        causes.add(MetaValidation.invalid(path + ".requests", e.getValue().asString(), "must be less"
+                                + " than or equal to " + e.getKey() + " limit of " + limits.get(e.getKey()).asString()));
+                    }
+                }
+            }
+        }
+    }
+
+    private static java.math.BigDecimal quantity(JsonNode q) {
+        try {
+            return io.cybernetes.api.Quantities.parse(q.asString());
+        } catch (io.cybernetes.api.ApiException notOne) {
+            return null;
         }
     }
 

@@ -473,7 +473,7 @@ final class ResourceService {
             case KEY_EXISTS -> ApiException.alreadyExists(type, name);
             case CONFLICT -> ApiException.conflict(type, name, e.getMessage());
             case EXPIRED -> ApiException.gone(e.getMessage());
-            case TOO_LARGE_REVISION -> ApiException.timeout("Too large resource version: " + e.getMessage(), 1);
+            case TOO_LARGE_REVISION -> ApiException.tooLargeResourceVersion(e.getMessage(), 1);
             case UNAVAILABLE -> ApiException.unavailable(e.getMessage(), 1);
             case INTERNAL -> ApiException.internal(e.getMessage());
         };

@@ -105,7 +105,8 @@ final class SchemaRegistry {
         if (!(t instanceof Class<?> c)) {
             return Schema.scalar(Schema.Type.FREE);
         }
-        if (c == String.class) {
+        // MicroTime is a string on the wire (RFC 3339 with microseconds), whatever fabric8 makes of it
+        if (c == String.class || c == io.fabric8.kubernetes.api.model.MicroTime.class) {
             return Schema.scalar(Schema.Type.STRING);
         }
         // the fabric8 models keep Go's widths: Integer for int32, Long for int64

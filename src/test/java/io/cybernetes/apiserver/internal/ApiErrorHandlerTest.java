@@ -15,13 +15,14 @@ class ApiErrorHandlerTest {
 
     @Test
     @LogsErrors
-    void anUnexpectedFailureIsA500StatusWithoutAStackTrace() {
+    void anUnexpectedFailureIsA500StatusNamingNoInternals() {
         ResponseEntity<byte[]> r = handler.unexpected(new IllegalStateException("boom\n\tat some.Class.method(Class.java:1)"));
         assertThat(r.getStatusCode().value()).isEqualTo(500);
         JsonNode status = Json.MAPPER.readTree(r.getBody());
         assertThat(status.get("kind").asString()).isEqualTo("Status");
         assertThat(status.get("reason").asString()).isEqualTo("InternalError");
-        assertThat(status.get("message").asString()).isEqualTo("Internal error occurred: IllegalStateException: boom");
+        assertThat(status.get("message").asString()).isEqualTo("Internal error occurred: the server could not complete"
+                + " the request; its log has the details");
     }
 
     @Test
