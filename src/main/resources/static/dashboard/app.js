@@ -111,7 +111,9 @@ function notice(text, bad) {
 
 async function api(path, opts = {}) {
   const headers = Object.assign({ Authorization: 'Bearer ' + S.token, Accept: 'application/json' }, opts.headers);
-  const r = await fetch(path, Object.assign({}, opts, { headers }));
+  // the server indents JSON for browsers, as kube-apiserver does; this page reads it, so needs none
+  const compact = path + (path.includes('?') ? '&' : '?') + 'pretty=false';
+  const r = await fetch(compact, Object.assign({}, opts, { headers }));
   const text = await r.text();
   let body = text;
   try { body = JSON.parse(text); } catch (e) { /* not JSON */ }

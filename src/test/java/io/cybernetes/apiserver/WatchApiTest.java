@@ -84,6 +84,40 @@ class WatchApiTest extends ApiTestSupport {
     }
 
     @Test
+    void aWatchListSendsTheStateThenABookmarkThatEndsItThenChanges() throws Exception {
+        post(base, "{\"metadata\":{\"name\":\"one\"}}");
+        post(base, "{\"metadata\":{\"name\":\"two\"}}");
+        try (WatchStream w = watch("&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")) {
+            List<JsonNode> first = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                first.add(w.next(10_000)); // bookmarks included: take() leaves them out
+            }
+            assertThat(first).extracting(e -> e.path("type").asString()).containsExactly("ADDED", "ADDED", "BOOKMARK");
+            JsonNode end = first.get(2).path("object");
+            assertThat(end.at("/metadata/annotations/k8s.io~1initial-events-end").asString()).isEqualTo("true");
+            long rv = Long.parseLong(end.at("/metadata/resourceVersion").asString());
+            assertThat(rv).isGreaterThanOrEqualTo(Long.parseLong(first.get(1).at("/object/metadata/resourceVersion")
+                    .asString()));
+            post(base, "{\"metadata\":{\"name\":\"three\"}}");
+            assertThat(w.take(1).get(0).at("/object/metadata/name").asString()).isEqualTo("three");
+        }
+        try (WatchStream w = watch("&sendInitialEvents=false&resourceVersionMatch=NotOlderThan")) {
+            post(base, "{\"metadata\":{\"name\":\"four\"}}");
+            JsonNode e = w.take(1).get(0);
+            assertThat(e.path("type").asString()).isEqualTo("ADDED");
+            assertThat(e.at("/object/metadata/name").asString()).as("no initial events").isEqualTo("four");
+        }
+        Response withoutMatch = get(base + "?watch=true&sendInitialEvents=true");
+        assertThat(withoutMatch.code()).isEqualTo(422);
+        assertThat(withoutMatch.text("message")).isEqualTo("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch:"
+                + " Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+        assertThat(get(base + "?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1").text("message"))
+                .endsWith("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+        assertThat(get(base + "?sendInitialEvents=true").text("message")).endsWith("sendInitialEvents: Forbidden:"
+                + " sendInitialEvents is forbidden for list");
+    }
+
+    @Test
     void booleanParametersAreReadAsKubeApiserverReadsThem() throws Exception {
         post(base, "{\"metadata\":{\"name\":\"flag\"}}");
         // the Python client sends watch=True: a watch, not a list

@@ -14,8 +14,9 @@ import java.io.IOException;
 /**
  * Indents JSON answers for people, as kube-apiserver does for {@code ?pretty=true} and
  * for curl, Wget and browsers ({@link Json#prettyRequested}): the answer is taken whole,
- * indented by two spaces and sent. Streams (watches) go out as they are. It runs once a
- * request's body is in, so requests whose body is still arriving are never held here.
+ * indented by two spaces and sent. Streams (watches) and the server's pages go out as they
+ * are. It runs once a request's body is in, so requests whose body is still arriving are
+ * never held here.
  */
 final class PrettyJsonFilter extends OncePerRequestFilter {
 
@@ -24,9 +25,12 @@ final class PrettyJsonFilter extends OncePerRequestFilter {
         return false;
     }
 
+    /** The API's own paths; the server's pages and their files are sent as they are. */
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return RequestReader.isTrue(request.getParameter("watch"))
+        String path = request.getRequestURI();
+        boolean api = path.equals("/api") || path.startsWith("/api/") || path.equals("/apis") || path.startsWith("/apis/");
+        return !api || RequestReader.isTrue(request.getParameter("watch"))
                 || !Json.prettyRequested(request.getParameter("pretty"), request.getHeader("User-Agent"));
     }
 

@@ -1,7 +1,9 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.Json;
+import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
@@ -168,6 +170,10 @@ class ResourceController {
     }
 
     private ResponseEntity<?> list(ApiCall request, ResourceType type, RequestInfo info) {
+        if (request.parameter("sendInitialEvents") != null) {
+            throw listOptionsInvalid(ApiException.cause("sendInitialEvents", "FieldValueForbidden",
+                    "Forbidden: sendInitialEvents is forbidden for list"));
+        }
         ListOptions opts = reader.listOptions(request, type);
         ResourceLister.Page page = lister.list(type, info.namespace(), opts);
         String rv = Long.toString(page.result().revision());
@@ -223,10 +229,42 @@ class ResourceController {
             }
         }
         Format format = Format.of(request);
+        Boolean sendInitialEvents = watchListOptions(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
-                format.table(), format.partial(), RequestReader.include(request), RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
-                props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis()));
+                format.table(), format.partial(), RequestReader.include(request),
+                RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
+                props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis(), sendInitialEvents));
         return request.stream(opened);
+    }
+
+    /**
+     * {@code sendInitialEvents} of a watch (null when not given), checked with
+     * {@code resourceVersionMatch} as Kubernetes' ListOptions validation checks them.
+     */
+    private static Boolean watchListOptions(ApiCall request) {
+        String send = request.parameter("sendInitialEvents");
+        String match = request.parameter("resourceVersionMatch");
+        boolean matchGiven = match != null && !match.isEmpty();
+        if (send == null) {
+            if (matchGiven) {
+                throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueForbidden",
+                        "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            return null;
+        }
+        if (!matchGiven) {
+            throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueForbidden",
+                    "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+        }
+        if (!match.equals("NotOlderThan")) {
+            throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueNotSupported",
+                    "Unsupported value: " + GoStrings.quote(match) + ": supported values: \"NotOlderThan\""));
+        }
+        return RequestReader.isTrue(send);
+    }
+
+    static ApiException listOptionsInvalid(StatusCause cause) {
+        return ApiException.invalid("meta.k8s.io", "ListOptions", "", List.of(cause));
     }
 
     /** A list whose items are copied as the store's JSON text, not serialised again. */

@@ -8,13 +8,26 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
- * Serves a path with trailing slashes as the path without them ({@code /version/},
- * {@code /apis/apps/}, {@code /api/v1/pods/}), as kube-apiserver's router trims them:
- * clients that add one (the Python client's {@code VersionApi}) get the same answer.
+ * Serves a Kubernetes path with trailing slashes as the path without them
+ * ({@code /version/}, {@code /apis/apps/}, {@code /api/v1/pods/}), as kube-apiserver's
+ * router trims them: clients that add one (the Python client's {@code VersionApi}) get
+ * the same answer. The server's own pages ({@code /dashboard/}, {@code /swagger-ui/})
+ * keep theirs.
  */
 final class TrailingSlashFilter extends OncePerRequestFilter {
+
+    private static final List<String> KUBERNETES_PATHS = List.of("/api", "/apis", "/version", "/openapi", "/healthz",
+            "/livez", "/readyz", "/metrics");
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        String uri = request.getRequestURI();
+        return !uri.endsWith("/") || KUBERNETES_PATHS.stream().noneMatch(p -> uri.equals(p + "/")
+                || uri.startsWith(p + "/"));
+    }
 
     @Override
     protected boolean shouldNotFilterAsyncDispatch() {

@@ -32,10 +32,20 @@ import java.util.function.Predicate;
 final class WatchStreamer {
 
     /** How the watch was asked for. */
+    /**
+     * How the watch was asked for. {@code sendInitialEvents} is null when not given (the
+     * classic behaviour: the current state first for resourceVersion "" and "0"); true sends
+     * the state at (or after) the resourceVersion first and ends it with a bookmark marked
+     * {@code k8s.io/initial-events-end}, as client-go's watch-list waits for; false sends
+     * none.
+     */
     record Request(ResourceType type, String namespace, ListOptions options, boolean table, boolean partial,
                    TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis,
-                   long flushIntervalMillis) {
+                   long flushIntervalMillis, Boolean sendInitialEvents) {
     }
+
+    /** The annotation on the bookmark that ends a watch-list's initial events. */
+    static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
     /**
      * Where a watch's bytes go, without blocking: {@link #isReady} says whether it takes
@@ -79,12 +89,23 @@ final class WatchStreamer {
     /** Opens the watch (so errors before any byte is written become ordinary responses). */
     Opened open(Request req) {
         String rv = req.options().resourceVersion();
+        boolean noVersion = rv == null || rv.isEmpty();
         List<StoredObject> initial = List.of();
         long after;
-        if (rv == null || rv.isEmpty() || rv.equals("0")) {
+        boolean markEnd = false;
+        if (Boolean.TRUE.equals(req.sendInitialEvents())) {
             ResourceLister.Page page = lister.list(req.type(), req.namespace(),
-                    new ListOptions(req.options().labels(), req.options().fields(), 0, null,
-                            rv == null || rv.isEmpty() ? null : "0", null));
+                    new ListOptions(req.options().labels(), req.options().fields(), 0, null, noVersion ? null : rv,
+                            noVersion || rv.equals("0") ? null : "NotOlderThan"));
+            initial = page.result().items();
+            after = page.result().revision();
+            markEnd = true;
+        } else if (Boolean.FALSE.equals(req.sendInitialEvents())) {
+            after = noVersion || rv.equals("0") ? store.currentRevision() : ResourceService.parseRevision(rv);
+        } else if (noVersion || rv.equals("0")) {
+            ResourceLister.Page page = lister.list(req.type(), req.namespace(),
+                    new ListOptions(req.options().labels(), req.options().fields(), 0, null, noVersion ? null : "0",
+                            null));
             initial = page.result().items();
             after = page.result().revision();
         } else {
@@ -92,10 +113,10 @@ final class WatchStreamer {
         }
         try {
             Watch watch = store.watch(req.type().keyPrefix(req.namespace()), after);
-            return new Opened(req, initial, watch, null);
+            return new Opened(req, initial, watch, null, markEnd ? after : -1);
         } catch (StorageException e) {
             if (e.isExpired()) {
-                return new Opened(req, List.of(), null, ApiException.gone(e.getMessage()));
+                return new Opened(req, List.of(), null, ApiException.gone(e.getMessage()), -1);
             }
             throw ResourceService.translate(e, req.type(), "");
         }
@@ -110,22 +131,26 @@ final class WatchStreamer {
         private final List<StoredObject> initial;
         private final Watch watch;
         private final ApiException error;
+        /** The revision of the initial events, for the bookmark that ends them; -1 when none ends them. */
+        private final long initialEventsEnd;
         private final Predicate<ObjectNode> filter;
         private final AtomicInteger turnsAsked = new AtomicInteger();
         private final AtomicBoolean ended = new AtomicBoolean();
         private final long deadline;
         private volatile Sink sink;
         private int initialSent;
+        private boolean initialEndSent;
         private long nextBookmark;
         private long restUntil;
         private long wakeAt = Long.MAX_VALUE;
         private WatchThreads.Timer timer;
 
-        Opened(Request req, List<StoredObject> initial, Watch watch, ApiException error) {
+        Opened(Request req, List<StoredObject> initial, Watch watch, ApiException error, long initialEventsEnd) {
             this.req = req;
             this.initial = initial;
             this.watch = watch;
             this.error = error;
+            this.initialEventsEnd = initialEventsEnd;
             this.filter = ResourceLister.filter(req.options());
             this.deadline = System.currentTimeMillis() + req.timeoutMillis();
             this.nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
@@ -210,6 +235,17 @@ final class WatchStreamer {
                 if (initialSent == initial.size()) {
                     flush(out);
                 }
+            }
+            if (!initialEndSent && initialEventsEnd >= 0 && req.bookmarks()) {
+                if (!out.isReady()) {
+                    return;
+                }
+                ObjectNode end = bookmark(initialEventsEnd);
+                Json.child(Json.child((ObjectNode) end.get("object"), "metadata"), "annotations")
+                        .put(INITIAL_EVENTS_END, "true");
+                out.write(line(end));
+                flush(out);
+                initialEndSent = true;
             }
             long now = System.currentTimeMillis();
             if (now >= deadline) {
