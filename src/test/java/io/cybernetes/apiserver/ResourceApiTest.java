@@ -218,6 +218,26 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void aPodReplacedByItsOwnManifestIsNoChange() {
+        String base = "/api/v1/namespaces/" + ns + "/pods";
+        String manifest = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"same\"},\"spec\":{"
+                + "\"serviceAccountName\":\"default\",\"automountServiceAccountToken\":false,"
+                + "\"containers\":[{\"name\":\"c\",\"image\":\"nginx:1.27\"}]}}";
+        Response created = post(base, manifest);
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().at("/spec/tolerations").size()).as("DefaultTolerationSeconds").isEqualTo(2);
+        assertThat(created.json().at("/spec/priority").asInt(-1)).isZero();
+        // what kubectl replace -f sends: the manifest again, without what defaulting and admission added
+        // (as in Kubernetes, one that left the ServiceAccount or its token volume to admission cannot be replaced)
+        Response replaced = put(base + "/same", manifest);
+        assertThat(replaced.code()).as(replaced.body()).isEqualTo(200);
+        assertThat(replaced.json().at("/spec/priority").asInt(-1)).isZero();
+        assertThat(replaced.json().at("/spec/tolerations").size()).isEqualTo(2);
+        Response changed = put(base + "/same", manifest.replace("\"name\":\"c\"", "\"name\":\"d\""));
+        assertThat(changed.code()).as("a real change to the spec is still refused").isEqualTo(422);
+    }
+
+    @Test
     void finalizersKeepADeletedObjectUntilTheyAreRemoved() {
         String base = "/api/v1/namespaces/" + ns + "/configmaps";
         post(base, "{\"metadata\":{\"name\":\"f\",\"finalizers\":[\"example.com/hold\"]}}");

@@ -29,7 +29,8 @@ public final class DefaultTolerationSeconds implements MutatingAdmissionPlugin {
 
     @Override
     public boolean handles(Attributes a) {
-        return a.isWriteOf("", "pods", Attributes.Operation.CREATE);
+        // on updates too, as Kubernetes': a pod replaced by its own manifest keeps the tolerations it was given
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE, Attributes.Operation.UPDATE);
     }
 
     @Override

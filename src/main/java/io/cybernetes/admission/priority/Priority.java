@@ -8,6 +8,8 @@ import io.cybernetes.api.Json;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.util.List;
+
 /**
  * Gives a new pod the priority of its PriorityClass ({@code spec.priorityClassName}, or
  * the class marked {@code globalDefault}, else 0) in {@code spec.priority}, with the
@@ -33,12 +35,22 @@ public final class Priority implements MutatingAdmissionPlugin {
 
     @Override
     public boolean handles(Attributes a) {
-        return a.isWriteOf("", "pods", Attributes.Operation.CREATE);
+        return a.isWriteOf("", "pods", Attributes.Operation.CREATE, Attributes.Operation.UPDATE);
     }
 
     @Override
     public void admit(Attributes a) {
         ObjectNode spec = Json.child(a.object(), "spec");
+        if (a.operation() == Attributes.Operation.UPDATE) {
+            // what this plugin set at create is kept; changing it is for validation to refuse
+            JsonNode oldSpec = a.oldObject() == null ? null : a.oldObject().get("spec");
+            for (String field : List.of("priority", "preemptionPolicy")) {
+                if (!spec.hasNonNull(field) && oldSpec != null && oldSpec.hasNonNull(field)) {
+                    spec.set(field, oldSpec.get(field));
+                }
+            }
+            return;
+        }
         String className = spec.path("priorityClassName").asString("");
         JsonNode pc = null;
         if (!className.isEmpty()) {

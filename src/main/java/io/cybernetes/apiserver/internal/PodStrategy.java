@@ -20,6 +20,12 @@ final class PodStrategy implements KindStrategy {
         status.put("qosClass", "BestEffort");
     }
 
+    /** An update is defaulted as a create is, so that a client's unchanged manifest is no change. */
+    @Override
+    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
+        PodSpecs.setDefaults(Json.child(obj, "spec"));
+    }
+
     @Override
     public void validate(ObjectNode obj, List<StatusCause> causes) {
         PodSpecs.validate(obj.get("spec"), "spec", causes);
