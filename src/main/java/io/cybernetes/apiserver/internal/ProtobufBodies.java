@@ -98,6 +98,15 @@ final class ProtobufBodies {
     }
 
     /** The JSON form of a message, as Kubernetes' JSON encoding writes the same object. */
+    /**
+     * The fields protobuf carries as a message of their own that JSON writes inline, as Go's
+     * embedded structs ({@code json:",inline"}): a Volume's source, a Probe's handler, ...
+     * (and every {@code localObjectReference}, the name of a ConfigMap or Secret referred to)
+     */
+    private static final java.util.Set<String> INLINE = java.util.Set.of("Volume.volumeSource",
+            "PersistentVolumeSpec.persistentVolumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon",
+            "RuleWithOperations.rule");
+
     /** 0000-01-01T00:00:00Z, the earliest time RFC 3339 can write. */
     private static final long EARLIEST = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
 
@@ -129,7 +138,8 @@ final class ProtobufBodies {
                 return f.stringNode((String) field(m, "string", ""));
             }
             case "RawExtension", "FieldsV1" -> {
-                ByteString raw = (ByteString) field(m, "raw", ByteString.EMPTY);
+                // RawExtension calls it raw, FieldsV1 Raw
+                ByteString raw = (ByteString) field(m, "raw", field(m, "Raw", ByteString.EMPTY));
                 return raw.isEmpty() ? f.nullNode() : Json.MAPPER.readTree(raw.toByteArray());
             }
             case "Duration" -> {
@@ -143,8 +153,16 @@ final class ProtobufBodies {
                     JsonNode v = value(e.getKey(), e.getValue());
                     boolean empty = v.isNull() || (v.isString() && v.asString().isEmpty())
                             || (v.isObject() && v.isEmpty());
-                    if (!empty) {
-                        o.set(e.getKey().getName(), v);
+                    if (empty) {
+                        continue;
+                    }
+                    String name = e.getKey().getName();
+                    if ((INLINE.contains(type + "." + name) || name.equals("localObjectReference"))
+                            && v instanceof ObjectNode embedded) {
+                        o.setAll(embedded); // an embedded Go struct: its fields are the object's own in JSON
+                    } else {
+                        // the webhooks of a webhook configuration are capitalised in protobuf alone
+                        o.set(name.equals("Webhooks") ? "webhooks" : name, v);
                     }
                 }
                 return o;
