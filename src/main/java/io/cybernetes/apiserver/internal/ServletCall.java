@@ -5,7 +5,6 @@ import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -67,10 +66,11 @@ final class ServletCall implements ApiCall {
     }
 
     /**
-     * Streams with the servlet request in async mode and its output in non-blocking mode,
-     * so an open watch holds no request thread and no thread of its own: it writes in turns
-     * while the client takes the bytes, and a client that stops reading gets its turn again
-     * when it reads on. Returns null: the response is ours.
+     * Streams with the servlet request in async mode, so an open watch holds no request
+     * thread, and no thread of its own while it waits: it writes in turns when there is
+     * something to send. A turn writes as a servlet writes, blocking while the client is
+     * slow to take the bytes (only then does a watch hold a thread). Returns null: the
+     * response is ours.
      */
     @Override
     public ResponseEntity<?> stream(WatchStreamer.Opened opened) {
@@ -101,27 +101,8 @@ final class ServletCall implements ApiCall {
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
         try {
-            ServletOutputStream out = response.getOutputStream();
-            out.setWriteListener(new WriteListener() {
-                private boolean started;
-
-                @Override
-                public void onWritePossible() throws IOException {
-                    if (!started) {
-                        started = true;
-                        out.flush(); // the headers, so the client knows its watch is open
-                        opened.start(new Sink(out, async));
-                    } else {
-                        opened.turn();
-                    }
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    // the client went away mid-stream
-                    opened.close();
-                }
-            });
+            response.flushBuffer(); // the headers, so the client knows its watch is open
+            opened.start(new Sink(response.getOutputStream(), async));
         } catch (IOException | IllegalStateException e) {
             opened.close();
             completeQuietly(async);
@@ -129,12 +110,12 @@ final class ServletCall implements ApiCall {
         return null;
     }
 
-    /** The response's non-blocking output, as a watch writes to it. */
+    /** The response's output, as a watch writes to it. */
     private record Sink(ServletOutputStream out, AsyncContext async) implements WatchStreamer.Sink {
 
         @Override
         public boolean isReady() {
-            return out.isReady();
+            return true;
         }
 
         @Override

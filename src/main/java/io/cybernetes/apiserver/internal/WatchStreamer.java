@@ -25,9 +25,9 @@ import java.util.function.Predicate;
  * PartialObjectMetadata when the client asks for them.
  *
  * <p>A watch holds no thread while it waits. It is run in turns on the
- * {@link WatchThreads}: a turn is due when the store has events for it, when its client
- * can take more after a full buffer, or when a bookmark or its end is due; a turn writes
- * what there is while the client can take it, without blocking, and returns.
+ * {@link WatchThreads}: a turn is due when the store has events for it, when a sink that
+ * writes without blocking can take more, or when a bookmark or its end is due; a turn
+ * writes what there is while the sink takes it, and returns.
  */
 final class WatchStreamer {
 
@@ -64,6 +64,8 @@ final class WatchStreamer {
     }
 
     private static final long REST_MICROS_PER_WATCH = 100;
+    /** How soon a watch whose client is slow to take its bytes looks again. */
+    private static final long RETRY_MILLIS = 10;
 
     private final Store store;
     private final ResourceLister lister;
@@ -167,12 +169,18 @@ final class WatchStreamer {
             turn();
         }
 
-        /** Asks for a turn (the store has events, the client can take more, or a timer is due). */
+        /** Asks for a turn (the store has events, or a timer is due), taken on a watch thread. */
         void turn() {
             if (turnsAsked.getAndIncrement() == 0) {
-                threads.execute(this);
+                try {
+                    threads.execute(this);
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    end();
+                }
             }
         }
+
+
 
         @Override
         public void run() {
@@ -228,7 +236,8 @@ final class WatchStreamer {
             }
             while (initialSent < initial.size()) {
                 if (!out.isReady()) {
-                    return; // the transport asks for a turn once the client takes more
+                    retrySoon();
+                    return;
                 }
                 StoredObject o = initial.get(initialSent++);
                 out.write(raw("ADDED", o.value(), o.jsonText()));
@@ -238,6 +247,7 @@ final class WatchStreamer {
             }
             if (!initialEndSent && initialEventsEnd >= 0 && req.bookmarks()) {
                 if (!out.isReady()) {
+                    retrySoon();
                     return;
                 }
                 ObjectNode end = bookmark(initialEventsEnd);
@@ -273,6 +283,7 @@ final class WatchStreamer {
                     return;
                 }
                 if (!out.isReady()) {
+                    retrySoon();
                     return;
                 }
             }
@@ -302,6 +313,23 @@ final class WatchStreamer {
                 Thread.currentThread().interrupt();
                 return null;
             }
+        }
+
+        /**
+         * A turn soon, when the client did not take all that was written: the transport asks
+         * for one once it does, and this one makes sure the watch goes on (and reaches its
+         * end) even if that word never comes.
+         */
+        private void retrySoon() {
+            long now = System.currentTimeMillis();
+            if (timer != null && !timer.isDone() && wakeAt <= now + RETRY_MILLIS) {
+                return;
+            }
+            if (timer != null) {
+                timer.cancel();
+            }
+            wakeAt = now + RETRY_MILLIS;
+            timer = threads.schedule(this::turn, RETRY_MILLIS);
         }
 
         /** Makes sure a turn comes by {@code at} (and at the end of a rest, when resting). */

@@ -13,10 +13,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The few threads every open watch streams on, in turns ({@link WatchStreamer.Opened}):
- * a watch costs its buffers, not a thread, however many are open. On shutdown the open
- * watches are ended first, so clients rewatch elsewhere instead of holding the web
- * server's graceful shutdown to its timeout.
+ * The threads open watches stream on, in turns ({@link WatchStreamer.Opened}): a watch
+ * holds one only while it writes (a turn), so a thousand quiet watches cost their buffers,
+ * not a thousand threads. Turns share a bounded pool ({@link #TURN_THREADS}: a client
+ * slow to take its bytes keeps one while it is slow); timers (bookmarks, ends) are one
+ * more. On shutdown the open watches are ended first, so clients rewatch elsewhere
+ * instead of holding the web server's graceful shutdown to its timeout.
  */
 @Component
 class WatchThreads implements SmartLifecycle {
@@ -28,16 +30,18 @@ class WatchThreads implements SmartLifecycle {
         boolean isDone();
     }
 
-    private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+    /** At most this many watches write at once; more wait their turn. */
+    static final int TURN_THREADS = 64;
 
     private final AtomicInteger count = new AtomicInteger();
     private final Set<WatchStreamer.Opened> open = ConcurrentHashMap.newKeySet();
-    private volatile ScheduledThreadPoolExecutor executor = newExecutor();
+    private volatile ScheduledThreadPoolExecutor timers = newTimers();
+    private volatile java.util.concurrent.ThreadPoolExecutor turns = newTurns();
     private volatile boolean running;
 
-    private ScheduledThreadPoolExecutor newExecutor() {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(THREADS, r -> {
-            Thread t = new Thread(r, "watch-" + count.incrementAndGet());
+    private ScheduledThreadPoolExecutor newTimers() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "watch-timers-" + count.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -45,13 +49,25 @@ class WatchThreads implements SmartLifecycle {
         return e;
     }
 
-    /** Runs a turn; {@link RejectedExecutionException} while stopped. */
-    void execute(Runnable turn) {
-        executor.execute(turn);
+    private java.util.concurrent.ThreadPoolExecutor newTurns() {
+        java.util.concurrent.ThreadPoolExecutor e = new java.util.concurrent.ThreadPoolExecutor(TURN_THREADS,
+                TURN_THREADS, 30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "watch-" + count.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        e.allowCoreThreadTimeOut(true); // a pool of none while every watch is quiet
+        return e;
     }
 
+    /** Runs a turn; {@link RejectedExecutionException} while stopped. */
+    void execute(Runnable turn) {
+        turns.execute(turn);
+    }
+
+    /** Asks for a turn later: the timer thread only asks, the turn runs on the pool. */
     Timer schedule(Runnable turn, long delayMillis) {
-        ScheduledFuture<?> f = executor.schedule(turn, delayMillis, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> f = timers.schedule(turn, delayMillis, TimeUnit.MILLISECONDS);
         return new Timer() {
             @Override
             public void cancel() {
@@ -67,7 +83,7 @@ class WatchThreads implements SmartLifecycle {
 
     void opened(WatchStreamer.Opened watch) {
         open.add(watch);
-        if (!running && executor.isShutdown()) {
+        if (!running && turns.isShutdown()) {
             watch.close();
         }
     }
@@ -84,8 +100,9 @@ class WatchThreads implements SmartLifecycle {
     /** Started again after a stop (a paused test context resumes), with fresh threads. */
     @Override
     public synchronized void start() {
-        if (executor.isShutdown()) {
-            executor = newExecutor();
+        if (turns.isShutdown()) {
+            turns = newTurns();
+            timers = newTimers();
         }
         running = true;
     }
@@ -96,7 +113,8 @@ class WatchThreads implements SmartLifecycle {
         for (WatchStreamer.Opened w : List.copyOf(open)) {
             w.close();
         }
-        executor.shutdownNow();
+        timers.shutdownNow();
+        turns.shutdownNow();
     }
 
     @Override
