@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.PrometheusText;
 import io.cybernetes.api.Json;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Conflicts;
@@ -95,6 +96,11 @@ public final class Scheduler {
     private final AtomicLong bindFailures = new AtomicLong();
     private final AtomicLong preemptions = new AtomicLong();
     private final AtomicLong cycleNanos = new AtomicLong();
+    private final PrometheusText.Counters attemptResults = new PrometheusText.Counters("result", "profile");
+    /** kube-scheduler's buckets: exponential from 1 ms by two, fifteen of them. */
+    private final PrometheusText.Histograms attemptDurations = new PrometheusText.Histograms(
+            java.util.stream.IntStream.range(0, 15).mapToDouble(i -> 0.001 * Math.pow(2, i)).toArray(),
+            "result", "profile");
     private final AtomicLong bindNanos = new AtomicLong();
     private final AtomicInteger bindsInFlight = new AtomicInteger();
     private final AtomicInteger maxBindsInFlight = new AtomicInteger();
@@ -144,7 +150,7 @@ public final class Scheduler {
             queue.unschedulable(q);
             events.warning(pod, "FailedScheduling", d.message());
             markUnschedulable(pod, d.message(), nominated);
-            cycleNanos.addAndGet(System.nanoTime() - started);
+            attempted(started, "unschedulable");
             return true;
         }
         CycleState state = d.state() != null ? d.state() : new CycleState();
@@ -153,14 +159,31 @@ public final class Scheduler {
             queue.retry(q);
             events.warning(pod, "FailedScheduling", "Reserving node " + d.node() + " failed (" + reserved.plugin()
                     + "): " + String.join(", ", reserved.reasons()));
-            cycleNanos.addAndGet(System.nanoTime() - started);
+            attempted(started, "error");
             return true;
         }
         cache.assume(pod, d.node());
         maxBindsInFlight.accumulateAndGet(bindsInFlight.incrementAndGet(), Math::max);
-        cycleNanos.addAndGet(System.nanoTime() - started);
+        attempted(started, "scheduled");
         binder.execute(() -> bind(q, d.node(), state));
         return true;
+    }
+
+    /** One attempt done, with its result as kube-scheduler's metrics name it. */
+    private void attempted(long startedNanos, String result) {
+        long took = System.nanoTime() - startedNanos;
+        cycleNanos.addAndGet(took);
+        attemptDurations.observe(took / 1e9, result, SchedulerManager.SCHEDULER_NAME);
+        attemptResults.inc(result, SchedulerManager.SCHEDULER_NAME);
+    }
+
+    /** kube-scheduler's metrics: attempts by result and how long each took. */
+    public void collect(PrometheusText out) {
+        attemptResults.writeTo(out, "scheduler_schedule_attempts_total", "[STABLE] Number of attempts to schedule"
+                + " pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an"
+                + " internal scheduler problem.");
+        attemptDurations.writeTo(out, "scheduler_scheduling_attempt_duration_seconds", "[STABLE] Scheduling attempt"
+                + " latency in seconds (scheduling algorithm + binding)");
     }
 
     private void bind(SchedulingQueue.QueuedPod q, String node, CycleState state) {

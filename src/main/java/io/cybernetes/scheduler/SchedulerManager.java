@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler;
 
+import io.cybernetes.api.PrometheusText;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.LeaderElector;
@@ -91,6 +92,21 @@ public final class SchedulerManager {
     public Optional<SchedulingQueue.Depths> queueDepths() {
         Term t = term;
         return t == null ? Optional.empty() : Optional.of(t.queue().depths());
+    }
+
+    /** kube-scheduler's metrics of this replica's scheduler: pending pods by queue, attempts and their times. */
+    public void collect(PrometheusText out) {
+        out.family("scheduler_pending_pods", "gauge", "[STABLE] Number of pending pods, by the queue type."
+                + " 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ;"
+                + " 'unschedulable' means number of pods in unschedulablePods.");
+        SchedulingQueue.Depths d = queueDepths().orElse(new SchedulingQueue.Depths(0, 0, 0));
+        out.sample("scheduler_pending_pods", d.active(), "queue", "active");
+        out.sample("scheduler_pending_pods", d.backoff(), "queue", "backoff");
+        out.sample("scheduler_pending_pods", d.unschedulable(), "queue", "unschedulable");
+        Scheduler s = lastScheduler;
+        if (s != null) {
+            s.collect(out);
+        }
     }
 
     /** What the scheduler of this or the last term has done (empty before this replica first led). */

@@ -42,6 +42,9 @@ public interface Store {
      */
     Watch watch(String prefix, long afterRevision);
 
+    /** How many objects there are under the key prefix now, as this process's watch cache has them. */
+    long count(String prefix);
+
     /** The latest committed revision, read from the database. */
     long currentRevision();
 

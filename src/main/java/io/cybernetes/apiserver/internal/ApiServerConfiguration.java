@@ -95,6 +95,17 @@ class ApiServerConfiguration {
         return new AuditRecorder(AuditPolicy.load(audit.policyFile()), log, audit.enabled());
     }
 
+    /** Before authentication, so refused requests are counted too. */
+    @Bean
+    FilterRegistrationBean<RequestMetricsFilter> requestMetricsFilter(ApiServerMetrics metrics,
+                                                                     RequestAttributesResolver resolver) {
+        FilterRegistrationBean<RequestMetricsFilter> reg = new FilterRegistrationBean<>(
+                new RequestMetricsFilter(metrics, resolver));
+        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 11);
+        reg.setAsyncSupported(true);
+        return reg;
+    }
+
     /** Before authentication and the in-flight limit, so refused and throttled requests are recorded too. */
     @Bean
     FilterRegistrationBean<AuditFilter> auditFilter(AuditProperties audit, AuditRecorder recorder,

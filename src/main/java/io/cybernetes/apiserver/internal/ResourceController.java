@@ -53,10 +53,10 @@ class ResourceController {
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
-                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens) {
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
         this.registry = registry;
         this.service = service;
-        this.watches = new WatchStreamer(service.store(), watchThreads);
+        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent);
         this.props = props;
         this.reader = new RequestReader(props.maxRequestBytes());
         this.deleter = new ResourceDeleter(service);

@@ -70,13 +70,16 @@ final class WatchStreamer {
     private final Store store;
     private final ResourceLister lister;
     private final WatchThreads threads;
+    /** Told of every event sent (for the watch-events metric). */
+    private final java.util.function.Consumer<ResourceType> sent;
     private final EncodedEvents encoded = new EncodedEvents();
     private final AtomicInteger open = new AtomicInteger();
 
-    WatchStreamer(Store store, WatchThreads threads) {
+    WatchStreamer(Store store, WatchThreads threads, java.util.function.Consumer<ResourceType> sent) {
         this.store = store;
         this.lister = new ResourceLister(store);
         this.threads = threads;
+        this.sent = sent;
     }
 
     /**
@@ -156,6 +159,11 @@ final class WatchStreamer {
             this.filter = ResourceLister.filter(req.options());
             this.deadline = System.currentTimeMillis() + req.timeoutMillis();
             this.nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
+        }
+
+        /** What the watch is a watch of. */
+        ResourceType type() {
+            return req.type();
         }
 
         /** Starts streaming to the sink; from here on the watch runs in turns until it ends. */
@@ -351,6 +359,7 @@ final class WatchStreamer {
             if (type == null) {
                 return false;
             }
+            sent.accept(req.type());
             if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
                 out.write(raw(type, stampedPrevious(e), null));
             } else if (req.table() || req.partial()) {

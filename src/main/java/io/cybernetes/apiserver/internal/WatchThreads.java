@@ -97,6 +97,15 @@ class WatchThreads implements SmartLifecycle {
         return open.size();
     }
 
+    /** The open watches by the resource they watch. */
+    java.util.Map<io.cybernetes.api.ResourceType, Long> openByType() {
+        java.util.Map<io.cybernetes.api.ResourceType, Long> byType = new java.util.LinkedHashMap<>();
+        for (WatchStreamer.Opened w : open) {
+            byType.merge(w.type(), 1L, Long::sum);
+        }
+        return byType;
+    }
+
     /** Started again after a stop (a paused test context resumes), with fresh threads. */
     @Override
     public synchronized void start() {

@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.cybernetes.api.PrometheusText;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
@@ -179,6 +180,36 @@ class ControllerManagerConfiguration {
     private static void addHandler(SharedInformerFactory informers, Class<? extends HasMetadata> kind,
                                    GarbageCollector gc, Controller c) {
         informers.metadataInformerFor(kind).addEventHandler(gc.handler(c, kind));
+    }
+
+    /**
+     * The controllers' work queues under client-go's names, at {@code /metrics}: depth, adds,
+     * retries, the longest running reconcile and the time work took, by queue name.
+     */
+    @Bean
+    PrometheusText.Source workqueueMetrics(ControllerManager manager) {
+        return out -> {
+            List<Controller.Status> all = manager.names().stream().map(manager::status).toList();
+            out.family("workqueue_depth", "gauge", "[ALPHA] Current depth of workqueue");
+            all.forEach(s -> out.sample("workqueue_depth", s.queue().depth(), "name", s.name()));
+            out.family("workqueue_adds_total", "counter", "[ALPHA] Total number of adds handled by workqueue");
+            all.forEach(s -> out.sample("workqueue_adds_total", s.queue().adds(), "name", s.name()));
+            out.family("workqueue_retries_total", "counter", "[ALPHA] Total number of retries handled by workqueue");
+            all.forEach(s -> out.sample("workqueue_retries_total", s.queue().retries(), "name", s.name()));
+            out.family("workqueue_longest_running_processor_seconds", "gauge", "[ALPHA] How many seconds has the"
+                    + " longest running processor for workqueue been running.");
+            all.forEach(s -> out.sample("workqueue_longest_running_processor_seconds",
+                    s.queue().longestRunning().toNanos() / 1e9, "name", s.name()));
+            out.family("workqueue_work_duration_seconds", "histogram", "[ALPHA] How long in seconds processing an"
+                    + " item from workqueue takes.");
+            for (Controller.Status s : all) {
+                long done = s.queue().completed();
+                double sum = s.queue().meanWork().toNanos() / 1e9 * done;
+                out.sample("workqueue_work_duration_seconds_bucket", done, "name", s.name(), "le", "+Inf");
+                out.sample("workqueue_work_duration_seconds_sum", sum, "name", s.name());
+                out.sample("workqueue_work_duration_seconds_count", done, "name", s.name());
+            }
+        };
     }
 
     /** The controllers' counters as Micrometer meters (at /actuator/prometheus), tagged by controller. */

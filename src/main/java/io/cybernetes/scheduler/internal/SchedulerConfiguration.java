@@ -2,6 +2,7 @@ package io.cybernetes.scheduler.internal;
 
 import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.LocalApi;
+import io.cybernetes.api.PrometheusText;
 import io.cybernetes.client.ApiClients;
 import io.cybernetes.client.ComponentLifecycle;
 import io.cybernetes.client.LeaderElector;
@@ -113,6 +114,12 @@ class SchedulerConfiguration {
     @Bean
     SmartLifecycle schedulerSamplesLifecycle(@Qualifier("schedulerSamples") Samples samples) {
         return new ComponentLifecycle(true, samples::start, samples::close, Integer.MAX_VALUE);
+    }
+
+    /** kube-scheduler's metrics, at {@code /metrics}. */
+    @Bean
+    PrometheusText.Source schedulerMetrics(SchedulerManager manager) {
+        return manager::collect;
     }
 
     @Bean

@@ -7,6 +7,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
+import io.cybernetes.api.PrometheusText;
+
 import javax.sql.DataSource;
 
 /** Wires the SQL store and runs its compaction on a schedule. */
@@ -18,6 +20,12 @@ class StoreConfiguration {
     @Bean(destroyMethod = "close")
     SqlStore store(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
         return new SqlStore(dataSource, props, logRepository);
+    }
+
+    /** The store's request latencies, at {@code /metrics}. */
+    @Bean
+    PrometheusText.Source storeMetrics(SqlStore store) {
+        return store::collect;
     }
 
     @Bean

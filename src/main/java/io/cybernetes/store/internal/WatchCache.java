@@ -159,6 +159,17 @@ final class WatchCache {
         return Optional.of(new StoredObject(key, v.createRevision, v.revision, v.value, v.json));
     }
 
+    /** The objects under the prefix now (not the deleted ones the cache still remembers). */
+    long count(String prefix) {
+        long n = 0;
+        for (Version v : objects.subMap(prefix, true, prefix + Character.MAX_VALUE, false).values()) {
+            if (v.value != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Waits until the cache has applied {@code target}; false on timeout. */
     boolean awaitRevision(long target, long timeoutMillis) throws InterruptedException {
         if (revision >= target) {
