@@ -221,4 +221,72 @@ class WatchApiTest extends ApiTestSupport {
             assertThat(e.at("/object/rows/0/cells/1").asInt()).isEqualTo(2);
         }
     }
+
+    @Test
+    void aWatchOverWebSocketSendsEachEventAsOneTextMessageAndEndsWhenTheClientCloses() throws Exception {
+        String rv = post(base, "{\"metadata\":{\"name\":\"before\"}}").text("metadata.resourceVersion");
+        java.util.concurrent.BlockingQueue<String> messages = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
+        java.net.http.WebSocket ws = HTTP.newWebSocketBuilder().header("Authorization", "Bearer " + token())
+                .buildAsync(java.net.URI.create(url(base + "?watch=true&resourceVersion=" + rv).replace("http:", "ws:")),
+                        new java.net.http.WebSocket.Listener() {
+                            final StringBuilder text = new StringBuilder();
+
+                            @Override
+                            public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket w,
+                                                                                  CharSequence data, boolean last) {
+                                text.append(data);
+                                if (last) {
+                                    messages.add(text.toString());
+                                    text.setLength(0);
+                                }
+                                w.request(1);
+                                return null;
+                            }
+
+                            @Override
+                            public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w,
+                                                                                   int code, String reason) {
+                                closed.complete(code);
+                                return null;
+                            }
+                        }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        post(base, "{\"metadata\":{\"name\":\"one\"}}");
+        post(base, "{\"metadata\":{\"name\":\"two\"}}");
+        List<JsonNode> events = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            String m = messages.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(m).as("event " + i).isNotNull();
+            events.add(tools.jackson.databind.json.JsonMapper.builder().build().readTree(m));
+        }
+        assertThat(events).extracting(e -> e.path("type").asString() + " " + e.path("object").path("metadata")
+                .path("name").asString()).containsExactly("ADDED one", "ADDED two");
+        ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "").get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(closed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1000);
+    }
+
+    @Test
+    void aWatchOverWebSocketEndsWithANormalCloseAtItsTimeout() throws Exception {
+        java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
+        HTTP.newWebSocketBuilder().header("Authorization", "Bearer " + token())
+                .buildAsync(java.net.URI.create(url(base + "?watch=1&timeoutSeconds=1&resourceVersion=0")
+                        .replace("http:", "ws:")), new java.net.http.WebSocket.Listener() {
+                    @Override
+                    public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int code,
+                                                                           String reason) {
+                        closed.complete(code);
+                        return null;
+                    }
+                }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(closed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1000);
+    }
+
+    @Test
+    void aWebSocketWatchWithoutCredentialsIsRefusedBeforeTheUpgrade() {
+        Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> HTTP.newWebSocketBuilder()
+                .buildAsync(java.net.URI.create(url(base + "?watch=1").replace("http:", "ws:")),
+                        new java.net.http.WebSocket.Listener() { }).get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertThat(refused.getCause()).isInstanceOfSatisfying(java.net.http.WebSocketHandshakeException.class,
+                e -> assertThat(e.getResponse().statusCode()).isEqualTo(401));
+    }
 }

@@ -69,11 +69,16 @@ final class ServletCall implements ApiCall {
      * Streams with the servlet request in async mode, so an open watch holds no request
      * thread, and no thread of its own while it waits: it writes in turns when there is
      * something to send. A turn writes as a servlet writes, blocking while the client is
-     * slow to take the bytes (only then does a watch hold a thread). Returns null: the
+     * slow to take the bytes (only then does a watch hold a thread). A request to upgrade
+     * to a WebSocket is streamed as one ({@link WebSocketWatch}). Returns null: the
      * response is ours.
      */
     @Override
     public ResponseEntity<?> stream(WatchStreamer.Opened opened) {
+        if (WebSocketWatch.isUpgrade(request)) {
+            WebSocketWatch.upgrade(request, response, opened);
+            return null;
+        }
         AsyncContext async = request.startAsync();
         async.setTimeout(0);
         // When the client goes away, the container ends the request: end the watch with it.

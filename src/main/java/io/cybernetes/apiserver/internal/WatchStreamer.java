@@ -49,7 +49,8 @@ final class WatchStreamer {
 
     /**
      * Where a watch's bytes go, without blocking: {@link #isReady} says whether it takes
-     * more now (when it says no, the transport asks for another turn once it does).
+     * more now (when it says no, the transport asks for another turn once it does). Each
+     * write is one whole event (a line of JSON).
      */
     interface Sink {
 

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * HTTPS with the admin kubeconfig, in the ways its users do ({@code src/test/python}).
  * Fails, never skips, when the client is missing.
  */
-class PythonClientTest extends SimulatedClusterSupport {
+class PythonClientCompatibilityTest extends SimulatedClusterSupport {
 
     static final String PYTHON = "/usr/bin/python3";
 
