@@ -97,6 +97,9 @@ spec:
     with pytest.raises(utils.FailToCreateError) as failed:
         utils.create_from_yaml(api, str(manifest), namespace=NS)
     assert failed.value.api_exceptions[0].status == 409
+    # printed as kube-apiserver's errors print: the HTTP reason phrase, then the Status body
+    assert str(failed.value).startswith('Error from server (Conflict): {"kind":"Status","apiVersion":"v1",'
+                                        '"metadata":{},"status":"Failure","message":"deployments.apps')
 
 
 def test_errors_carry_status_reason_and_body(api):
@@ -104,11 +107,13 @@ def test_errors_carry_status_reason_and_body(api):
     with pytest.raises(ApiException) as missing:
         v1.read_namespaced_config_map("no-such-thing", NS)
     assert missing.value.status == 404
+    assert missing.value.reason == "Not Found"
     assert '"reason":"NotFound"' in missing.value.body
     v1.create_namespaced_config_map(NS, {"metadata": {"name": "twice"}})
     with pytest.raises(ApiException) as conflict:
         v1.create_namespaced_config_map(NS, {"metadata": {"name": "twice"}})
     assert conflict.value.status == 409
+    assert conflict.value.reason == "Conflict"
     assert '"reason":"AlreadyExists"' in conflict.value.body
 
 

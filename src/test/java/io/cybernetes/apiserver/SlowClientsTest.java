@@ -140,9 +140,9 @@ class SlowClientsTest extends ApiTestSupport {
             }
         }, 1, 1, TimeUnit.SECONDS);
 
-        assertThat(statusLine(unauthenticated.get(0))).isEqualTo("HTTP/1.1 401");
-        assertThat(statusLine(unauthenticated.get(1))).isEqualTo("HTTP/1.1 401");
-        assertThat(statusLine(refused)).as("a refused request is answered before its body").isEqualTo("HTTP/1.1 403");
+        assertThat(statusLine(unauthenticated.get(0))).isEqualTo("HTTP/1.1 401 Unauthorized");
+        assertThat(statusLine(unauthenticated.get(1))).isEqualTo("HTTP/1.1 401 Unauthorized");
+        assertThat(statusLine(refused)).as("a refused request is answered before its body").isEqualTo("HTTP/1.1 403 Forbidden");
 
         // Served means answered within ten seconds (they take milliseconds): a starved server answers late or never.
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -159,7 +159,7 @@ class SlowClientsTest extends ApiTestSupport {
 
         Socket slow = authorized.get(0);
         String timedOut = statusLine(slow);
-        assertThat(timedOut).isEqualTo("HTTP/1.1 504");
+        assertThat(timedOut).isEqualTo("HTTP/1.1 504 Gateway Timeout");
         String rest = new String(slow.getInputStream().readNBytes(2000), StandardCharsets.UTF_8);
         assertThat(rest).contains("\"reason\":\"Timeout\"", "Timeout: request did not complete within the allotted timeout");
     }
@@ -171,6 +171,6 @@ class SlowClientsTest extends ApiTestSupport {
         s.getOutputStream().write(("POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
                 + "Content-Type: application/json\r\nContent-Length: 104857600\r\nAuthorization: Bearer " + token()
                 + "\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
-        assertThat(statusLine(s)).isEqualTo("HTTP/1.1 413");
+        assertThat(statusLine(s)).isEqualTo("HTTP/1.1 413 Request Entity Too Large");
     }
 }

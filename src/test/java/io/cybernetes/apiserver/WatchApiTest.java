@@ -77,8 +77,8 @@ class WatchApiTest extends ApiTestSupport {
                 s.getOutputStream().write(("GET " + base + "?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\n"
                         + "Host: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
                         .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                assertThat(new String(s.getInputStream().readNBytes(15), java.nio.charset.StandardCharsets.US_ASCII))
-                        .isEqualTo("HTTP/1.1 200 \r\n");
+                assertThat(new String(s.getInputStream().readNBytes(17), java.nio.charset.StandardCharsets.US_ASCII))
+                        .isEqualTo("HTTP/1.1 200 OK\r\n");
                 s.setSoLinger(true, 0); // the client is gone at once: a reset, not a goodbye
             }
             post(base, "{\"metadata\":{\"name\":\"after-" + i + "\"}}");

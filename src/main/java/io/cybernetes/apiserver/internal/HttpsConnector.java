@@ -52,9 +52,10 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
 
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
+        factory.setProtocol(ReasonPhraseProtocol.class.getName());
         factory.addConnectorCustomizers(HttpsConnector::servingPolicy);
         factory.addContextCustomizers(context -> context.getParent().getPipeline().addValve(new StatusErrorValve()));
-        Connector https = new Connector(TomcatServletWebServerFactory.DEFAULT_PROTOCOL);
+        Connector https = new Connector(ReasonPhraseProtocol.class.getName());
         servingPolicy(https);
         https.setScheme("https");
         https.setSecure(true);
