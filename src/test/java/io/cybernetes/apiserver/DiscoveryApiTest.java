@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver;
 
+import io.cybernetes.api.Json;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -94,7 +95,6 @@ class DiscoveryApiTest extends ApiTestSupport {
         JsonNode spec = doc.at("/components/schemas/" + specRef.substring(specRef.lastIndexOf('/') + 1));
         assertThat(spec.at("/required").toString()).isEqualTo("[\"selector\",\"template\"]");
         assertThat(spec.at("/properties/replicas/minimum").asInt(-1)).isZero();
-        assertThat(get("/openapi/v2").code()).isEqualTo(404);
         assertThat(get(index.at("/paths/api~1v1/serverRelativeURL").asString()).code()).isEqualTo(200);
     }
 
@@ -113,6 +113,90 @@ class DiscoveryApiTest extends ApiTestSupport {
         assertThat(paths.has("/api/v1/namespaces/{namespace}/pods")).isTrue();
         assertThat(docs.json().at("/components/securitySchemes/bearer/scheme").asString()).isEqualTo("bearer");
         assertThat(call("GET", "/swagger-ui/index.html", null, null, "text/html", false).code()).isEqualTo(200);
+    }
+
+    @Test
+    void openApiV2IsServedAsJsonWithKubernetesNamesAndExtensions() {
+        Response r = call("GET", "/openapi/v2", null, null, "application/json", true);
+        assertThat(r.code()).isEqualTo(200);
+        assertThat(r.headers().firstValue("ETag")).isPresent();
+        JsonNode doc = r.json();
+        assertThat(doc.path("swagger").asString()).isEqualTo("2.0");
+        assertThat(doc.at("/info/version").asString()).isEqualTo("v1.32.0");
+        JsonNode deployment = doc.at("/definitions/io.k8s.api.apps.v1.Deployment");
+        assertThat(deployment.at("/x-kubernetes-group-version-kind/0/kind").asString()).isEqualTo("Deployment");
+        assertThat(deployment.at("/properties/metadata/$ref").asString())
+                .isEqualTo("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+        assertThat(deployment.at("/properties/spec/$ref").asString())
+                .isEqualTo("#/definitions/io.k8s.api.apps.v1.DeploymentSpec");
+        assertThat(doc.at("/definitions/io.k8s.api.core.v1.PodSpec/properties/containers/items/$ref").asString())
+                .isEqualTo("#/definitions/io.k8s.api.core.v1.Container");
+        assertThat(doc.has("definitions")).isTrue();
+        doc.get("definitions").properties().forEach(d -> assertThat(d.getKey()).startsWith("io.k8s."));
+        JsonNode item = doc.at("/paths/~1apis~1apps~1v1~1namespaces~1{namespace}~1deployments~1{name}");
+        JsonNode patch = item.get("patch");
+        assertThat(patch.path("x-kubernetes-action").asString()).isEqualTo("patch");
+        assertThat(find(patch.get("parameters"), "name", "fieldValidation").path("in").asString()).isEqualTo("query");
+        assertThat(find(patch.get("parameters"), "name", "body").at("/schema/$ref").asString())
+                .isEqualTo("#/definitions/io.k8s.api.apps.v1.Deployment");
+        assertThat(find(item.get("parameters"), "name", "namespace").path("required").asBoolean()).isTrue();
+        // every reference resolves, as kubectl's reader insists
+        for (String ref : refs(doc, new java.util.ArrayList<>())) {
+            assertThat(doc.get("definitions").has(ref.substring("#/definitions/".length()))).as(ref).isTrue();
+        }
+        String etag = r.headers().firstValue("ETag").orElseThrow();
+        assertThat(callWithHeaders(token(), "GET", "/openapi/v2", null, null, "application/json",
+                "If-None-Match", etag).code()).isEqualTo(304);
+    }
+
+    private static List<String> refs(JsonNode n, List<String> out) {
+        if (n.isObject()) {
+            n.properties().forEach(e -> {
+                if (e.getKey().equals("$ref")) {
+                    out.add(e.getValue().asString());
+                } else {
+                    refs(e.getValue(), out);
+                }
+            });
+        } else if (n.isArray()) {
+            n.forEach(c -> refs(c, out));
+        }
+        return out;
+    }
+
+    @Test
+    void openApiV2IsServedInGnosticsProtobufFormWhenAskedFor() throws Exception {
+        java.net.http.HttpResponse<byte[]> r = HTTP.send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(url("/openapi/v2")))
+                .header("Authorization", "Bearer " + token())
+                .header("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf").build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type").orElseThrow())
+                .isEqualTo("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+        com.google.protobuf.UnknownFieldSet doc = com.google.protobuf.UnknownFieldSet.parseFrom(r.body());
+        // Document: swagger = 1, definitions = 9 (a list of NamedSchema: name 1, value 2)
+        assertThat(doc.getField(1).getLengthDelimitedList().get(0).toStringUtf8()).isEqualTo("2.0");
+        com.google.protobuf.UnknownFieldSet definitions = com.google.protobuf.UnknownFieldSet.parseFrom(
+                doc.getField(9).getLengthDelimitedList().get(0));
+        com.google.protobuf.UnknownFieldSet deployment = null;
+        for (com.google.protobuf.ByteString named : definitions.getField(1).getLengthDelimitedList()) {
+            com.google.protobuf.UnknownFieldSet pair = com.google.protobuf.UnknownFieldSet.parseFrom(named);
+            if (pair.getField(1).getLengthDelimitedList().get(0).toStringUtf8().equals("io.k8s.api.apps.v1.Deployment")) {
+                deployment = com.google.protobuf.UnknownFieldSet.parseFrom(pair.getField(2).getLengthDelimitedList().get(0));
+            }
+        }
+        assertThat(deployment).as("the Deployment definition").isNotNull();
+        // Schema: type = 22 (TypeItem, value 1), vendor_extension = 31 (NamedAny: name 1, value 2 = Any with yaml 2)
+        assertThat(com.google.protobuf.UnknownFieldSet.parseFrom(deployment.getField(22).getLengthDelimitedList().get(0))
+                .getField(1).getLengthDelimitedList().get(0).toStringUtf8()).isEqualTo("object");
+        com.google.protobuf.UnknownFieldSet gvk = com.google.protobuf.UnknownFieldSet.parseFrom(
+                deployment.getField(31).getLengthDelimitedList().get(0));
+        assertThat(gvk.getField(1).getLengthDelimitedList().get(0).toStringUtf8())
+                .isEqualTo("x-kubernetes-group-version-kind");
+        String yaml = com.google.protobuf.UnknownFieldSet.parseFrom(gvk.getField(2).getLengthDelimitedList().get(0))
+                .getField(2).getLengthDelimitedList().get(0).toStringUtf8();
+        assertThat(Json.MAPPER.readTree(yaml).at("/0/kind").asString()).isEqualTo("Deployment");
     }
 
     static JsonNode find(JsonNode array, String field, String value) {

@@ -300,6 +300,16 @@ class KubectlTest extends ApiTestSupport {
         assertThat(r.out()).contains("How many pods to run. Defaults to 1.");
         Run pod = kubectl("explain", "pods.spec.restartPolicy");
         assertThat(pod.out()).contains("Whether containers are restarted when they exit");
+        // the same from /openapi/v2, read in its protobuf form
+        Run v2 = kubectl("explain", "deployment.spec.replicas", "--output=plaintext-openapiv2");
+        assertThat(v2.exit()).as(v2.all()).isZero();
+        assertThat(v2.out()).contains("KIND:     Deployment", "FIELD:    replicas <integer>",
+                "How many pods to run. Defaults to 1.");
+        Run fields = kubectl("explain", "pods.spec.containers", "--output=plaintext-openapiv2");
+        assertThat(fields.exit()).as(fields.all()).isZero();
+        // kubectl's v2 explain calls every object type "Object"
+        assertThat(fields.out()).contains("RESOURCE: containers <[]Object>", "image\t<string> -required-",
+                "The container image to run.");
     }
 
     @Test
