@@ -313,6 +313,37 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
+    void diffOfAnUnchangedServerSideAppliedObjectShowsNothing() throws IOException {
+        Path cm = file("diff.yaml", """
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: diffme
+                data:
+                  a: "1"
+                """);
+        Run applied = kubectl("apply", "--server-side", "-n", ns, "-f", cm.toString());
+        assertThat(applied.exit()).as(applied.all()).isZero();
+        Run diff = kubectl("diff", "-n", ns, "-f", cm.toString());
+        assertThat(diff.exit()).as(diff.all()).isZero();
+        assertThat(diff.out()).isEmpty();
+    }
+
+    @Test
+    void topAndDebugSayWhatIsNotServedAsAgainstKubeApiserver() {
+        Run top = kubectl("top", "pods", "-n", ns);
+        assertThat(top.exit()).isNotZero();
+        assertThat(top.err()).contains("Metrics API not available");
+        Run pod = kubectl("run", "dbg", "-n", ns, "--image=busybox:1.36", "--restart=Never");
+        assertThat(pod.exit()).as(pod.all()).isZero();
+        // a 404 Status with details for the unserved ephemeralcontainers subresource: kubectl explains, not crashes
+        Run debug = kubectl("debug", "dbg", "-n", ns, "--image=busybox:1.36", "--profile=general", "--", "sh");
+        assertThat(debug.exit()).isNotZero();
+        assertThat(debug.err()).contains("ephemeral containers are disabled for this cluster")
+                .doesNotContain("panic", "nil pointer");
+    }
+
+    @Test
     void createRefusesInvalidObjectsWithTheServersMessage() throws IOException {
         Path bad = file("bad.yaml", """
                 apiVersion: v1

@@ -60,6 +60,32 @@ class ResourceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void emptyMapsAreLeftOutAsGoLeavesOutItsOmitemptyMaps() {
+        String base = "/api/v1/namespaces/" + ns + "/configmaps";
+        Response created = post(base, "{\"metadata\":{\"name\":\"maps\",\"labels\":{},\"annotations\":null},"
+                + "\"data\":{}}");
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().path("metadata").has("labels")).isFalse();
+        assertThat(created.json().path("metadata").has("annotations")).isFalse();
+        assertThat(created.json().has("data")).isFalse();
+        // what kubectl diff sends for an object it did not apply: no change at all
+        Response patched = patch(base + "/maps?dryRun=All", "application/strategic-merge-patch+json",
+                "{\"metadata\":{\"annotations\":{}}}");
+        assertThat(patched.code()).isEqualTo(200);
+        assertThat(patched.json().path("metadata").has("annotations")).isFalse();
+        assertThat(patched.text("metadata.resourceVersion")).isEqualTo(created.text("metadata.resourceVersion"));
+        // deeper down too: a pod template's empty nodeSelector
+        Response d = post("/apis/apps/v1/namespaces/" + ns + "/deployments", "{\"metadata\":{\"name\":\"d\"},"
+                + "\"spec\":{\"selector\":{\"matchLabels\":{\"a\":\"b\"}},\"template\":{\"metadata\":{\"labels\":"
+                + "{\"a\":\"b\"},\"annotations\":{}},\"spec\":{\"nodeSelector\":{},\"containers\":[{\"name\":\"c\","
+                + "\"image\":\"nginx\"}]}}}}");
+        assertThat(d.code()).as(d.body()).isEqualTo(201);
+        assertThat(d.json().at("/spec/template/spec").has("nodeSelector")).isFalse();
+        assertThat(d.json().at("/spec/template/metadata").has("annotations")).isFalse();
+        assertThat(d.json().at("/spec/template/metadata/labels/a").asString()).isEqualTo("b");
+    }
+
+    @Test
     void generateNameMakesAUniqueName() {
         Response r = post("/api/v1/namespaces/" + ns + "/configmaps",
                 "{\"metadata\":{\"generateName\":\"gen-\"},\"data\":{}}");

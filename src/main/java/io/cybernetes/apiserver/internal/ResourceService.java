@@ -327,16 +327,47 @@ final class ResourceService {
     }
 
     /**
-     * A kind's {@code spec} and {@code status} as Go writes them: struct fields, so present
-     * on every object (empty as {@code {}}) where the kind has them, as a client that reads
-     * them (the Python client's models) expects.
+     * The object as Go's JSON encoding of the kind's types writes it. {@code spec} and
+     * {@code status} are struct fields, so present on every object (empty as {@code {}})
+     * where the kind has them, as a client that reads them (the Python client's models)
+     * expects; maps are {@code omitempty} in every Kubernetes type, so an empty or null map
+     * ({@code annotations: {}}, as kubectl's diff patches send) is left out.
      */
     private void fillEmptyStructs(ResourceType type, ObjectNode body) {
-        Map<String, Schema> fields = schemas.of(type).properties();
+        Schema schema = schemas.of(type);
+        Map<String, Schema> fields = schema.properties();
         for (String field : List.of("spec", "status")) {
             Schema s = fields == null ? null : fields.get(field);
             if (s != null && s.type() == Schema.Type.OBJECT && !body.hasNonNull(field)) {
                 body.putObject(field);
+            }
+        }
+        dropEmptyMaps(body, schema);
+    }
+
+    private static void dropEmptyMaps(JsonNode value, Schema schema) {
+        if (schema == null || value == null) {
+            return;
+        }
+        switch (schema.type()) {
+            case OBJECT -> {
+                if (value instanceof ObjectNode o && schema.properties() != null) {
+                    List<String> empty = new ArrayList<>();
+                    for (Map.Entry<String, JsonNode> e : o.properties()) {
+                        Schema field = schema.properties().get(e.getKey());
+                        if (field != null && field.type() == Schema.Type.MAP
+                                && (e.getValue().isNull() || e.getValue().isObject() && e.getValue().isEmpty())) {
+                            empty.add(e.getKey());
+                        } else {
+                            dropEmptyMaps(e.getValue(), field);
+                        }
+                    }
+                    o.remove(empty);
+                }
+            }
+            case ARRAY -> value.forEach(item -> dropEmptyMaps(item, schema.items()));
+            case MAP -> value.forEach(item -> dropEmptyMaps(item, schema.items()));
+            default -> {
             }
         }
     }
