@@ -186,8 +186,9 @@ class JavaClientCompatibilityTest extends SimulatedClusterSupport {
                 Duration.ofSeconds(10), Duration.ofSeconds(8), Duration.ofSeconds(1));
         CountDownLatch leading = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
+        Thread candidate;
         try (LeaderElector elector = new LeaderElector(config)) {
-            Thread candidate = new Thread(() -> elector.run(leading::countDown, stopped::countDown), "java-elector");
+            candidate = new Thread(() -> elector.run(leading::countDown, stopped::countDown), "java-elector");
             candidate.setDaemon(true);
             candidate.start();
             assertThat(leading.await(20, TimeUnit.SECONDS)).isTrue();
@@ -200,5 +201,9 @@ class JavaClientCompatibilityTest extends SimulatedClusterSupport {
             await().atMost(Duration.ofSeconds(10)).until(() -> !new CoordinationV1Api(client)
                     .readNamespacedLease("java-election", NS).execute().getSpec().getRenewTime().equals(firstRenewal));
         }
+        // closed, the candidate stops leading and its thread ends
+        assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
+        candidate.join(10_000);
+        assertThat(candidate.isAlive()).isFalse();
     }
 }
