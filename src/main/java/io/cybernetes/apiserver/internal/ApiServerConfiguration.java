@@ -34,6 +34,11 @@ class ApiServerConfiguration {
     }
 
     @Bean
+    KindDefinitions kindDefinitions(ResourceRegistry registry) {
+        return KindDefinitions.builtIn(registry);
+    }
+
+    @Bean
     SchemaRegistry schemaRegistry() {
         return new SchemaRegistry();
     }
@@ -118,9 +123,10 @@ class ApiServerConfiguration {
 
     @Bean
     ResourceService resourceService(Store store, ResourceRegistry registry, SchemaRegistry schemas, RuleResolver rules,
-                                    AdmissionChain admission, AdmissionStoreAccess cluster) {
+                                    AdmissionChain admission, AdmissionStoreAccess cluster,
+                                    KindDefinitions definitions) {
         return new ResourceService(store, schemas, new AdmissionGate(admission, new RbacEscalation(rules),
-                cluster, registry));
+                cluster, registry), definitions);
     }
 
 }

@@ -6,8 +6,9 @@ import tools.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * What one kind adds to the generic create and update path, as the apiserver's REST
- * strategies do: defaults, what a create or update may set, and validation.
+ * What one kind adds to the generic create, update and delete paths, as the apiserver's
+ * REST strategies do: defaults, what a create or update may set, validation, and how a
+ * delete proceeds (grace periods, terminating first).
  */
 interface KindStrategy {
 
@@ -31,6 +32,31 @@ interface KindStrategy {
     /** Whether metadata.generation counts spec changes for this kind. */
     default boolean tracksGeneration() {
         return false;
+    }
+
+    /**
+     * How long a delete of this object waits before it is removed (0: at once, unless
+     * finalizers hold it), given the grace period the client asked for (null: none).
+     */
+    default long gracePeriodSeconds(ObjectNode obj, Long requested) {
+        return 0;
+    }
+
+    /**
+     * Whether a delete of this kind first marks the object terminating, for a controller
+     * to finish (a namespace empties itself), whatever its finalizers.
+     */
+    default boolean terminates() {
+        return false;
+    }
+
+    /** What a terminating object shows once its delete has begun (a namespace's phase). */
+    default void markTerminating(ObjectNode obj) {
+    }
+
+    /** Whether nothing of the kind's own still holds a deleted object (a namespace's spec finalizers). */
+    default boolean finalized(ObjectNode obj) {
+        return true;
     }
 
     KindStrategy DEFAULT = new KindStrategy() {

@@ -31,6 +31,19 @@ final class PodStrategy implements KindStrategy {
         PodSpecs.validate(obj.get("spec"), "spec", causes);
     }
 
+    /** A pod bound to a node ends gracefully (its node agent finishes the delete); any other at once. */
+    @Override
+    public long gracePeriodSeconds(ObjectNode obj, Long requested) {
+        String phase = Json.text(obj, "status.phase");
+        if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+            return 0;
+        }
+        long grace = requested != null ? requested
+                : obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
+        // as Kubernetes: a negative grace period means the shortest graceful one, not an immediate delete
+        return grace < 0 ? 1 : grace;
+    }
+
     @Override
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);

@@ -181,7 +181,8 @@ class ResourceController {
         List<ObjectNode> items = page.result().items().stream().map(StoredObject::value).toList();
         ObjectNode body;
         if (format.table()) {
-            body = TableConvertor.table(type, items, rv, page.continueToken(), RequestReader.include(request));
+            body = TableConvertor.table(service.definition(type).columns(), items, rv, page.continueToken(),
+                    RequestReader.include(request));
             body.set("metadata", listMeta(page));
         } else if (!format.partial() && !format.yaml()) {
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
@@ -231,7 +232,8 @@ class ResourceController {
         Format format = Format.of(request);
         Boolean sendInitialEvents = watchListOptions(request);
         WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
-                format.table(), format.partial(), RequestReader.include(request),
+                format.table() ? service.definition(type).columns() : null, format.partial(),
+                RequestReader.include(request),
                 RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
                 props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis(), sendInitialEvents));
         return request.stream(opened);
@@ -400,8 +402,8 @@ class ResourceController {
         }
         JsonNode body = obj;
         if (format.table()) {
-            body = TableConvertor.table(type, List.of(obj), Json.text(obj, "metadata.resourceVersion"), null,
-                    RequestReader.include(request));
+            body = TableConvertor.table(service.definition(type).columns(), List.of(obj),
+                    Json.text(obj, "metadata.resourceVersion"), null, RequestReader.include(request));
         } else if (format.partial()) {
             body = TableConvertor.partial(obj);
         }

@@ -16,8 +16,8 @@ import java.util.List;
 
 /**
  * Deletion as the generic registry does it: preconditions, propagation finalizers,
- * graceful deletion of bound pods, namespaces that terminate before they go, and the
- * immediate delete of everything else. An object that stays answers 202 with its
+ * the grace period the kind's strategy asks for (bound pods), kinds that terminate
+ * before they go (namespaces), and the immediate delete of everything else. An object that stays answers 202 with its
  * deletionTimestamp set; one that is gone answers 200 with its last state.
  */
 final class ResourceDeleter {
@@ -51,10 +51,10 @@ final class ResourceDeleter {
             ObjectNode updated = obj.deepCopy();
             ObjectNode meta = Json.child(updated, "metadata");
             addPropagationFinalizer(meta, opts.propagationPolicy());
-            long grace = gracePeriod(type, obj, opts.gracePeriodSeconds());
-            boolean isNamespace = type.kind().equals("Namespace");
-            // Finalizers, a grace period or (for namespaces) spec finalizers keep the object for now.
-            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0 || isNamespace;
+            KindStrategy strategy = service.definition(type).strategy();
+            long grace = strategy.gracePeriodSeconds(obj, opts.gracePeriodSeconds());
+            // Finalizers, a grace period or a kind that terminates first (a namespace) keep the object for now.
+            boolean pending = !meta.path("finalizers").isEmpty() || grace > 0 || strategy.terminates();
             if (pending && meta.has("deletionTimestamp") && meta.equals(obj.get("metadata"))) {
                 return new Outcome(obj, 202, List.of());
             }
@@ -62,11 +62,11 @@ final class ResourceDeleter {
                 meta.put("deletionTimestamp", Times.plusSeconds(Instant.now(), grace).truncatedTo(ChronoUnit.SECONDS)
                         .toString());
                 meta.put("deletionGracePeriodSeconds", grace);
-                if (isNamespace) {
-                    Json.child(updated, "status").put("phase", "Terminating");
+                if (strategy.terminates()) {
+                    strategy.markTerminating(updated);
                 }
             }
-            boolean deleteNow = !pending || (isNamespace && updated.path("spec").path("finalizers").isEmpty()
+            boolean deleteNow = !pending || (strategy.terminates() && strategy.finalized(updated)
                     && meta.path("finalizers").isEmpty());
             if (opts.dryRun()) {
                 return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
@@ -109,20 +109,5 @@ final class ResourceDeleter {
         if (!Json.strings(f).contains(finalizer)) {
             f.add(finalizer);
         }
-    }
-
-    /** Pods bound to a node end gracefully (their node agent finishes the delete); everything else at once. */
-    private static long gracePeriod(ResourceType type, ObjectNode obj, Long requested) {
-        if (!type.kind().equals("Pod")) {
-            return 0;
-        }
-        String phase = Json.text(obj, "status.phase");
-        if (Json.text(obj, "spec.nodeName") == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
-            return 0;
-        }
-        long grace = requested != null ? requested
-                : obj.path("spec").path("terminationGracePeriodSeconds").asLong(30);
-        // as Kubernetes: a negative grace period means the shortest graceful one, not an immediate delete
-        return grace < 0 ? 1 : grace;
     }
 }

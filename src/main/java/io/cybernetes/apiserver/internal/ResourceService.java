@@ -28,19 +28,24 @@ import java.util.function.Function;
 final class ResourceService {
 
     static final int MAX_UPDATE_ATTEMPTS = 16;
-    private static final java.util.Set<String> POLICY_KINDS = java.util.Set.of("Namespace", "ResourceQuota",
-            "LimitRange", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass");
     private static final String GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
     private final Store store;
     private final SchemaRegistry schemas;
     private final Admission admission;
+    private final KindDefinitions definitions;
     private final SecureRandom random = new SecureRandom();
 
-    ResourceService(Store store, SchemaRegistry schemas, Admission admission) {
+    ResourceService(Store store, SchemaRegistry schemas, Admission admission, KindDefinitions definitions) {
         this.store = store;
         this.schemas = schemas;
         this.admission = admission;
+        this.definitions = definitions;
+    }
+
+    /** What is particular to each kind. */
+    KindDefinition definition(ResourceType type) {
+        return definitions.of(type);
     }
 
     Admission admission() {
@@ -108,7 +113,7 @@ final class ResourceService {
         String generateName = Json.text(meta, "generateName");
         boolean generated = (Json.text(meta, "name") == null || Json.text(meta, "name").isEmpty())
                 && generateName != null && !generateName.isEmpty();
-        KindStrategy strategy = Strategies.of(type);
+        KindStrategy strategy = definitions.of(type).strategy();
         strategy.prepareForCreate(body);
         fillEmptyStructs(type, body);
         meta.put("uid", UUID.randomUUID().toString());
@@ -156,7 +161,7 @@ final class ResourceService {
      * counts them; a namespace deleted, then a create in it: refused).
      */
     void awaitCacheForPolicy(ResourceType type, StoredObject written) {
-        if (!POLICY_KINDS.contains(type.kind())) {
+        if (!definitions.of(type).policy()) {
             return;
         }
         long deadline = System.nanoTime() + 2_000_000_000L;
@@ -256,7 +261,7 @@ final class ResourceService {
             admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
-                    && (!type.kind().equals("Namespace") || updated.path("spec").path("finalizers").isEmpty());
+                    && definitions.of(type).strategy().finalized(updated);
             if (opts.dryRun()) {
                 return Outcome.ok(updated, List.of());
             }
@@ -302,7 +307,7 @@ final class ResourceService {
             }
         }
         meta.remove("selfLink");
-        KindStrategy strategy = Strategies.of(type);
+        KindStrategy strategy = definitions.of(type).strategy();
         strategy.prepareForUpdate(updated, old);
         fillEmptyStructs(type, updated);
         MetaValidation.validateMeta(meta, causes);

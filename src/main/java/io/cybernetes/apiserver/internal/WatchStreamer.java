@@ -31,17 +31,22 @@ import java.util.function.Predicate;
  */
 final class WatchStreamer {
 
-    /** How the watch was asked for. */
     /**
      * How the watch was asked for. {@code sendInitialEvents} is null when not given (the
      * classic behaviour: the current state first for resourceVersion "" and "0"); true sends
      * the state at (or after) the resourceVersion first and ends it with a bookmark marked
      * {@code k8s.io/initial-events-end}, as client-go's watch-list waits for; false sends
-     * none.
+     * none. {@code columns} are those of the kind's Table when the client asked for one,
+     * null otherwise.
      */
-    record Request(ResourceType type, String namespace, ListOptions options, boolean table, boolean partial,
+    record Request(ResourceType type, String namespace, ListOptions options, List<TableColumn> columns, boolean partial,
                    TableConvertor.Include include, boolean bookmarks, long timeoutMillis, long bookmarkMillis,
                    long flushIntervalMillis, Boolean sendInitialEvents) {
+
+        /** Whether events carry Table rows (with these columns) instead of objects. */
+        boolean table() {
+            return columns != null;
+        }
     }
 
     /** The annotation on the bookmark that ends a watch-list's initial events. */
@@ -400,7 +405,7 @@ final class WatchStreamer {
             ObjectNode ev = Json.object();
             ev.put("type", type);
             if (req.table() && !type.equals("ERROR") && !type.equals("BOOKMARK")) {
-                ev.set("object", TableConvertor.table(req.type(), List.of(object),
+                ev.set("object", TableConvertor.table(req.columns(), List.of(object),
                         Json.text(object, "metadata.resourceVersion"), null, req.include()));
             } else if (req.partial() && !type.equals("ERROR") && !type.equals("BOOKMARK")) {
                 ev.set("object", TableConvertor.partial(object));

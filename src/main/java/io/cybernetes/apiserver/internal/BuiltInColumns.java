@@ -1,0 +1,223 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.cybernetes.apiserver.internal.TableColumn.AGE;
+import static io.cybernetes.apiserver.internal.TableColumn.CREATED_AT;
+import static io.cybernetes.apiserver.internal.TableColumn.NAME;
+import static io.cybernetes.apiserver.internal.TableColumn.integer;
+import static io.cybernetes.apiserver.internal.TableColumn.text;
+
+/** The Table columns kubectl users know for each built-in kind, as kube-apiserver prints them. */
+final class BuiltInColumns {
+
+    private BuiltInColumns() {
+    }
+
+    private static final List<TableColumn> BINDING = List.of(NAME,
+            text("Role", 0, o -> Json.text(o, "roleRef.kind") + "/" + Json.text(o, "roleRef.name")), AGE,
+            text("Users", 1, o -> subjects(o, "User")), text("Groups", 1, o -> subjects(o, "Group")),
+            text("ServiceAccounts", 1, o -> subjects(o, "ServiceAccount")));
+
+    private static final Map<String, List<TableColumn>> CORE_COLUMNS = Map.of(
+            "Pod", List.of(NAME,
+                    text("Ready", 0, BuiltInColumns::podReady),
+                    text("Status", 0, BuiltInColumns::podStatus),
+                    text("Restarts", 0, BuiltInColumns::podRestarts),
+                    AGE,
+                    text("IP", 1, o -> orNone(Json.text(o, "status.podIP"))),
+                    text("Node", 1, o -> orNone(Json.text(o, "spec.nodeName"))),
+                    text("Nominated Node", 1, o -> orNone(Json.text(o, "status.nominatedNodeName"))),
+                    text("Readiness Gates", 1, o -> "<none>")),
+            "Deployment", List.of(NAME,
+                    text("Ready", 0, o -> o.path("status").path("readyReplicas").asInt(0) + "/"
+                            + o.path("spec").path("replicas").asInt(1)),
+                    integer("Up-to-date", o -> o.path("status").path("updatedReplicas").asInt(0)),
+                    integer("Available", o -> o.path("status").path("availableReplicas").asInt(0)),
+                    AGE,
+                    text("Containers", 1, o -> containers(o, "name")),
+                    text("Images", 1, o -> containers(o, "image")),
+                    text("Selector", 1, BuiltInColumns::selector)),
+            "ReplicaSet", List.of(NAME,
+                    integer("Desired", o -> o.path("spec").path("replicas").asInt(1)),
+                    integer("Current", o -> o.path("status").path("replicas").asInt(0)),
+                    integer("Ready", o -> o.path("status").path("readyReplicas").asInt(0)),
+                    AGE,
+                    text("Containers", 1, o -> containers(o, "name")),
+                    text("Images", 1, o -> containers(o, "image")),
+                    text("Selector", 1, BuiltInColumns::selector)),
+            "Node", List.of(NAME,
+                    text("Status", 0, BuiltInColumns::nodeStatus),
+                    text("Roles", 0, BuiltInColumns::nodeRoles),
+                    AGE,
+                    text("Version", 0, o -> orEmpty(Json.text(o, "status.nodeInfo.kubeletVersion"))),
+                    text("Internal-IP", 1, o -> address(o, "InternalIP")),
+                    text("External-IP", 1, o -> address(o, "ExternalIP")),
+                    text("OS-Image", 1, o -> orUnknown(Json.text(o, "status.nodeInfo.osImage"))),
+                    text("Kernel-Version", 1, o -> orUnknown(Json.text(o, "status.nodeInfo.kernelVersion"))),
+                    text("Container-Runtime", 1, o -> orUnknown(Json.text(o, "status.nodeInfo.containerRuntimeVersion")))),
+            "Namespace", List.of(NAME, text("Status", 0, o -> orEmpty(Json.text(o, "status.phase"))), TableColumn.AGE),
+            "ConfigMap", List.of(NAME, new TableColumn("Data", "integer", "", 0,
+                    o -> o.path("data").size() + o.path("binaryData").size()), TableColumn.AGE),
+            "Secret", List.of(NAME, text("Type", 0, o -> orEmpty(Json.text(o, "type"))),
+                    integer("Data", o -> o.path("data").size()), TableColumn.AGE),
+            "ServiceAccount", List.of(NAME, integer("Secrets", o -> o.path("secrets").size()), TableColumn.AGE),
+            "Event", List.of(
+                    text("Last Seen", 0, BuiltInColumns::eventLastSeen),
+                    text("Type", 0, o -> orEmpty(Json.text(o, "type"))),
+                    text("Reason", 0, o -> orEmpty(Json.text(o, "reason"))),
+                    text("Object", 0, o -> Json.text(o, "involvedObject.kind") == null ? ""
+                            : Json.text(o, "involvedObject.kind").toLowerCase() + "/" + Json.text(o, "involvedObject.name")),
+                    text("Message", 0, o -> orEmpty(Json.text(o, "message"))),
+                    new TableColumn("Name", "string", "name", 1, o -> Json.text(o, "metadata.name"))),
+            "Lease", List.of(NAME, text("Holder", 0, o -> orEmpty(Json.text(o, "spec.holderIdentity"))), AGE));
+
+    /** The columns of each built-in kind that has more than a name and an age, by kind. */
+    static final Map<String, List<TableColumn>> BY_KIND = withRbac();
+
+    private static Map<String, List<TableColumn>> withRbac() {
+        Map<String, List<TableColumn>> all = new java.util.HashMap<>(CORE_COLUMNS);
+        all.put("Role", List.of(NAME, CREATED_AT));
+        all.put("ClusterRole", List.of(NAME, CREATED_AT));
+        all.put("RoleBinding", BINDING);
+        all.put("ClusterRoleBinding", BINDING);
+        return Map.copyOf(all);
+    }
+
+    private static String subjects(JsonNode o, String kind) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode s : o.path("subjects")) {
+            if (kind.equals(s.path("kind").asString(""))) {
+                String ns = s.path("namespace").asString("");
+                names.add(kind.equals("ServiceAccount") && !ns.isEmpty() ? ns + "/" + s.path("name").asString("")
+                        : s.path("name").asString(""));
+            }
+        }
+        return String.join(", ", names);
+    }
+
+
+    private static String podReady(JsonNode o) {
+        int total = o.path("spec").path("containers").size();
+        int ready = 0;
+        for (JsonNode cs : o.path("status").path("containerStatuses")) {
+            if (cs.path("ready").asBoolean(false)) {
+                ready++;
+            }
+        }
+        return ready + "/" + total;
+    }
+
+    private static String podStatus(JsonNode o) {
+        String reason = Json.text(o, "status.reason");
+        if (reason == null || reason.isEmpty()) {
+            reason = orEmpty(Json.text(o, "status.phase"));
+        }
+        for (JsonNode cs : o.path("status").path("containerStatuses")) {
+            String waiting = Json.text(cs, "state.waiting.reason");
+            String terminated = Json.text(cs, "state.terminated.reason");
+            if (waiting != null && !waiting.isEmpty()) {
+                reason = waiting;
+            } else if (terminated != null && !terminated.isEmpty()) {
+                reason = terminated;
+            }
+        }
+        if (Json.text(o, "metadata.deletionTimestamp") != null) {
+            reason = "NodeLost".equals(Json.text(o, "status.reason")) ? "Unknown" : "Terminating";
+        }
+        return reason;
+    }
+
+    private static String podRestarts(JsonNode o) {
+        int restarts = 0;
+        for (JsonNode cs : o.path("status").path("containerStatuses")) {
+            restarts += cs.path("restartCount").asInt(0);
+        }
+        return Integer.toString(restarts);
+    }
+
+    private static String containers(JsonNode o, String field) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode c : o.path("spec").path("template").path("spec").path("containers")) {
+            out.add(c.path(field).asString(""));
+        }
+        return String.join(",", out);
+    }
+
+    private static String selector(JsonNode o) {
+        String s = LabelSelector.fromObject(o.path("spec").path("selector")).toString();
+        return s.isEmpty() ? "<none>" : s;
+    }
+
+    private static String nodeStatus(JsonNode o) {
+        String status = "Unknown";
+        for (JsonNode c : o.path("status").path("conditions")) {
+            if ("Ready".equals(c.path("type").asString(""))) {
+                status = "True".equals(c.path("status").asString("")) ? "Ready" : "NotReady";
+            }
+        }
+        if (o.path("spec").path("unschedulable").asBoolean(false)) {
+            status += ",SchedulingDisabled";
+        }
+        return status;
+    }
+
+    private static String nodeRoles(JsonNode o) {
+        List<String> roles = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : o.path("metadata").path("labels").properties()) {
+            if (e.getKey().startsWith("node-role.kubernetes.io/")) {
+                roles.add(e.getKey().substring("node-role.kubernetes.io/".length()));
+            } else if (e.getKey().equals("kubernetes.io/role")) {
+                roles.add(e.getValue().asString());
+            }
+        }
+        return roles.isEmpty() ? "<none>" : String.join(",", roles);
+    }
+
+    private static String address(JsonNode o, String type) {
+        for (JsonNode a : o.path("status").path("addresses")) {
+            if (type.equals(a.path("type").asString(""))) {
+                return a.path("address").asString("");
+            }
+        }
+        return "<none>";
+    }
+
+    private static String eventLastSeen(JsonNode o) {
+        String ts = Json.text(o, "lastTimestamp");
+        if (ts == null) {
+            ts = Json.text(o, "eventTime");
+        }
+        if (ts == null) {
+            ts = Json.text(o, "metadata.creationTimestamp");
+        }
+        if (ts == null) {
+            return "<unknown>";
+        }
+        try {
+            return HumanDuration.format(Duration.between(Instant.parse(ts), Instant.now()));
+        } catch (RuntimeException e) {
+            return "<unknown>";
+        }
+    }
+
+    private static String orNone(String s) {
+        return s == null || s.isEmpty() ? "<none>" : s;
+    }
+
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static String orUnknown(String s) {
+        return s == null || s.isEmpty() ? "<unknown>" : s;
+    }
+}

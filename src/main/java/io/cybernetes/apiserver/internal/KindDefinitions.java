@@ -1,0 +1,70 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The definition of every served kind, by group, version and resource: the one place
+ * shared code asks what is particular to a kind. Built-in kinds are defined at start;
+ * kinds defined at run time are registered and removed as they come and go. A kind with
+ * no definition of its own is served generically.
+ */
+final class KindDefinitions {
+
+    private final Map<String, KindDefinition> byResource = new ConcurrentHashMap<>();
+
+    /** The definition of a kind; a generic one when it has none of its own. */
+    KindDefinition of(ResourceType type) {
+        KindDefinition d = byResource.get(key(type));
+        return d != null ? d : KindDefinition.generic(type);
+    }
+
+    void register(KindDefinition definition) {
+        byResource.put(key(definition.type()), definition);
+    }
+
+    void unregister(ResourceType type) {
+        byResource.remove(key(type));
+    }
+
+    private static String key(ResourceType type) {
+        return type.group() + "/" + type.version() + "/" + type.plural();
+    }
+
+    /** The kinds whose objects admission decides by: written, they wait for the watch cache. */
+    private static final Set<String> POLICY = Set.of("Namespace", "ResourceQuota", "LimitRange",
+            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass");
+
+    /** The strategies of the built-in kinds that have one of their own, by kind. */
+    private static final Map<String, KindStrategy> STRATEGIES = Map.ofEntries(
+            Map.entry("Pod", new PodStrategy()),
+            Map.entry("Deployment", new WorkloadStrategy(true)),
+            Map.entry("ReplicaSet", new WorkloadStrategy(false)),
+            Map.entry("Namespace", new NamespaceStrategy()),
+            Map.entry("Secret", new SecretStrategy()),
+            Map.entry("Role", new RbacStrategy(false, false)),
+            Map.entry("ClusterRole", new RbacStrategy(false, true)),
+            Map.entry("RoleBinding", new RbacStrategy(true, false)),
+            Map.entry("ClusterRoleBinding", new RbacStrategy(true, true)),
+            Map.entry("MutatingWebhookConfiguration", new WebhookConfigurationStrategy()),
+            Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()),
+            Map.entry("PriorityClass", new PriorityClassStrategy()));
+
+    /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
+    static KindDefinitions builtIn(ResourceRegistry registry) {
+        KindDefinitions definitions = new KindDefinitions();
+        for (ResourceType t : registry.all()) {
+            if (t.group().equals(ResourceRegistry.STATUS)) {
+                continue;
+            }
+            definitions.register(new KindDefinition(t, STRATEGIES.getOrDefault(t.kind(), KindStrategy.DEFAULT),
+                    BuiltInColumns.BY_KIND.getOrDefault(t.kind(), KindDefinition.DEFAULT_COLUMNS),
+                    POLICY.contains(t.kind())));
+        }
+        return definitions;
+    }
+}
