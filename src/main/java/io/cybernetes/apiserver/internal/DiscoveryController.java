@@ -28,12 +28,13 @@ import java.util.List;
 class DiscoveryController {
 
     static final String AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-    private static final List<String> SUB_VERBS = List.of("get", "patch", "update");
 
     private final ResourceRegistry registry;
+    private final KindDefinitions definitions;
 
-    DiscoveryController(ResourceRegistry registry) {
+    DiscoveryController(ResourceRegistry registry, KindDefinitions definitions) {
         this.registry = registry;
+        this.definitions = definitions;
     }
 
     @Operation(summary = "The core API versions (or the aggregated discovery document of the core group)")
@@ -132,12 +133,11 @@ class DiscoveryController {
             r.put("namespaced", t.namespaced());
             r.put("kind", t.kind());
             verbsAndNames(r, t);
-            for (String sub : t.subresources().stream().sorted().toList()) {
+            for (Subresource k : definitions.of(t).subresources()) {
                 ObjectNode s = resources.addObject();
-                s.put("name", t.plural() + "/" + sub);
+                s.put("name", t.plural() + "/" + k.name());
                 s.put("singularName", "");
                 s.put("namespaced", t.namespaced());
-                SubKind k = subKind(t, sub);
                 s.put("kind", k.kind());
                 if (!k.group().equals(t.group()) || !k.version().equals(t.version())) {
                     s.put("group", k.group());
@@ -147,19 +147,6 @@ class DiscoveryController {
             }
         }
         return o;
-    }
-
-    private record SubKind(String group, String version, String kind, List<String> verbs) {
-    }
-
-    private static SubKind subKind(ResourceType t, String sub) {
-        return switch (sub) {
-            case "scale" -> new SubKind("autoscaling", "v1", "Scale", SUB_VERBS);
-            case "binding" -> new SubKind("", "v1", "Binding", List.of("create"));
-            case "token" -> new SubKind("authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
-            case "finalize" -> new SubKind(t.group(), t.version(), t.kind(), List.of("update"));
-            default -> new SubKind(t.group(), t.version(), t.kind(), SUB_VERBS);
-        };
     }
 
     private ResponseEntity<byte[]> aggregated(List<GroupVersion> gvs) {
@@ -188,12 +175,12 @@ class DiscoveryController {
                     r.put("scope", t.namespaced() ? "Namespaced" : "Cluster");
                     r.put("singularResource", t.singular());
                     verbsAndNames(r, t);
-                    if (!t.subresources().isEmpty()) {
+                    List<Subresource> subresources = definitions.of(t).subresources();
+                    if (!subresources.isEmpty()) {
                         ArrayNode subs = r.putArray("subresources");
-                        for (String sub : t.subresources().stream().sorted().toList()) {
-                            SubKind k = subKind(t, sub);
+                        for (Subresource k : subresources) {
                             ObjectNode s = subs.addObject();
-                            s.put("subresource", sub);
+                            s.put("subresource", k.name());
                             kind(s.putObject("responseKind"), k.group(), k.version(), k.kind());
                             Json.addStrings(s.putArray("verbs"), k.verbs());
                         }

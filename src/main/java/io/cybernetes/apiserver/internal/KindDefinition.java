@@ -8,25 +8,28 @@ import java.util.List;
  * Everything the API server knows about one kind, as Kubernetes' generic registry store
  * and the kind's strategy together know it: its names and scope ({@link ResourceType}),
  * how creates, updates and deletes of it proceed ({@link KindStrategy}), the columns of
- * its Table, and whether admission reads it as policy (so a write of it waits until the
- * watch cache has it, for the next request's admission to see).
+ * its Table, its subresources, and whether admission reads it as policy (so a write of
+ * it waits until the watch cache has it, for the next request's admission to see).
  *
  * @param type    names, scope, verbs and subresources
  * @param strategy defaulting, validation and delete behaviour
  * @param columns the Table's columns ({@code kubectl get})
  * @param policy  whether admission decides by objects of this kind
+ * @param subresources what discovery reports of its subresources
  */
-record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy) {
+record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy,
+                      List<Subresource> subresources) {
 
     /** The columns of a kind that names none: its name and age. */
     static final List<TableColumn> DEFAULT_COLUMNS = List.of(TableColumn.NAME, TableColumn.AGE);
 
     KindDefinition {
         columns = List.copyOf(columns);
+        subresources = List.copyOf(subresources);
     }
 
-    /** A kind with nothing of its own: the generic strategy, name and age columns, not policy. */
+    /** A kind with nothing of its own: the generic strategy, name and age columns, not policy; the subresources it declares. */
     static KindDefinition generic(ResourceType type) {
-        return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false);
+        return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false, Subresource.of(type));
     }
 }

@@ -63,7 +63,7 @@ final class KindDefinitions {
             }
             definitions.register(new KindDefinition(t, STRATEGIES.getOrDefault(t.kind(), KindStrategy.DEFAULT),
                     BuiltInColumns.BY_KIND.getOrDefault(t.kind(), KindDefinition.DEFAULT_COLUMNS),
-                    POLICY.contains(t.kind())));
+                    POLICY.contains(t.kind()), Subresource.of(t)));
         }
         return definitions;
     }

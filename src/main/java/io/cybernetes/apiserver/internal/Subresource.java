@@ -1,0 +1,36 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ResourceType;
+
+import java.util.List;
+
+/**
+ * A subresource of a kind as discovery reports it: its name, the kind its requests and
+ * answers are ({@code status} and {@code finalize} the kind itself, {@code scale}
+ * autoscaling/v1 Scale, {@code binding} a Binding, {@code token} a TokenRequest) and its
+ * verbs.
+ */
+record Subresource(String name, String group, String version, String kind, List<String> verbs) {
+
+    private static final List<String> READ_WRITE = List.of("get", "patch", "update");
+
+    Subresource {
+        verbs = List.copyOf(verbs);
+    }
+
+    /** The subresource of that name of a built-in kind. */
+    static Subresource of(ResourceType t, String name) {
+        return switch (name) {
+            case "scale" -> new Subresource(name, "autoscaling", "v1", "Scale", READ_WRITE);
+            case "binding" -> new Subresource(name, "", "v1", "Binding", List.of("create"));
+            case "token" -> new Subresource(name, "authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
+            case "finalize" -> new Subresource(name, t.group(), t.version(), t.kind(), List.of("update"));
+            default -> new Subresource(name, t.group(), t.version(), t.kind(), READ_WRITE);
+        };
+    }
+
+    /** Every subresource the kind declares, sorted by name as discovery lists them. */
+    static List<Subresource> of(ResourceType t) {
+        return t.subresources().stream().sorted().map(name -> of(t, name)).toList();
+    }
+}
