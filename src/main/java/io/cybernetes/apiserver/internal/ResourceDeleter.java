@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * Deletion as the generic registry does it: preconditions, propagation finalizers,
  * the grace period the kind's strategy asks for (bound pods), kinds that terminate
- * before they go (namespaces), and the immediate delete of everything else. An object that stays answers 202 with its
- * deletionTimestamp set; one that is gone answers 200 with its last state.
+ * before they go (namespaces), and the immediate delete of everything else. An object
+ * that stays answers 202 with its deletionTimestamp set; one that is gone answers 200
+ * with its last state.
  */
 final class ResourceDeleter {
 
