@@ -4,11 +4,11 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
 import io.cybernetes.client.ApiClient;
+import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.Keys;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
-import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.OwnerReferences;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
@@ -21,8 +21,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -35,6 +33,31 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+
+import static io.cybernetes.controller.deployment.DeploymentProgress.complete;
+import static io.cybernetes.controller.deployment.DeploymentProgress.condition;
+import static io.cybernetes.controller.deployment.DeploymentProgress.setCondition;
+import static io.cybernetes.controller.deployment.DeploymentProgress.status;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.BY_CREATION;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.annotation;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.annotations;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.available;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.availableNow;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.copy;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.copyAnnotations;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.desired;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.labels;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.maxSurge;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.maxUnavailable;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.minReadySeconds;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.n;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.progressDeadline;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.replicas;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.revision;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.sameTemplate;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.statusReplicas;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.strategyType;
+import static io.cybernetes.controller.deployment.DeploymentSpecs.templateHash;
 
 /**
  * Rolls Deployments out through ReplicaSets, as kube-controller-manager's deployment
@@ -76,6 +99,7 @@ public final class DeploymentController implements Reconciler {
     private final Indexer<Pod> pods;
     private final EventRecorder events;
     private final Clock clock;
+    private final DeploymentProgress progress;
 
     public DeploymentController(ApiClient client, Indexer<Deployment> deployments, Indexer<ReplicaSet> replicaSets,
                                 Indexer<Pod> pods, EventRecorder events, Clock clock) {
@@ -85,6 +109,7 @@ public final class DeploymentController implements Reconciler {
         this.pods = pods;
         this.events = events;
         this.clock = clock;
+        this.progress = new DeploymentProgress(client, clock);
     }
 
     @Override
@@ -102,9 +127,9 @@ public final class DeploymentController implements Reconciler {
         }
         Sets sets = claim(d, selector);
         if (d.getMetadata().getDeletionTimestamp() != null) {
-            return syncStatusOnly(d, sets);
+            return progress.syncStatusOnly(d, sets);
         }
-        checkPausedCondition(d);
+        progress.checkPausedCondition(d);
         if (Boolean.TRUE.equals(d.getSpec().getPaused()) || isScalingEvent(d, sets)) {
             return sync(d, sets);
         }
@@ -115,20 +140,6 @@ public final class DeploymentController implements Reconciler {
     }
 
     // ---- the sets of a Deployment
-
-    /** The Deployment's ReplicaSets (copies, safe to change), split into the one of the current template and the rest. */
-    private static final class Sets {
-        ReplicaSet current;
-        final List<ReplicaSet> old = new ArrayList<>();
-
-        List<ReplicaSet> all() {
-            List<ReplicaSet> all = new ArrayList<>(old);
-            if (current != null) {
-                all.add(current);
-            }
-            return all;
-        }
-    }
 
     /** Adopts matching orphans and releases owned sets the selector no longer matches; finds the current one. */
     private Sets claim(Deployment d, LabelSelector selector) {
@@ -181,7 +192,7 @@ public final class DeploymentController implements Reconciler {
      * revision, with the Deployment's annotations, and the Deployment carries that revision.
      */
     private void syncRevision(Deployment d, Sets sets, boolean create) {
-        long maxOld = sets.old.stream().mapToLong(DeploymentController::revision).max().orElse(0);
+        long maxOld = sets.old.stream().mapToLong(DeploymentSpecs::revision).max().orElse(0);
         String next = Long.toString(maxOld + 1);
         if (sets.current != null) {
             ReplicaSet rs = sets.current;
@@ -204,7 +215,7 @@ public final class DeploymentController implements Reconciler {
                 sets.current = client.update(rs);
             }
             if (progressDeadline(d) != null && condition(d.getStatus(), PROGRESSING) == null) {
-                setCondition(status(d), condition(PROGRESSING, "True", "FoundNewReplicaSet",
+                setCondition(status(d), progress.condition(PROGRESSING, "True", "FoundNewReplicaSet",
                         "Found new replica set \"" + rs.getMetadata().getName() + "\""));
             }
         } else if (create) {
@@ -255,7 +266,7 @@ public final class DeploymentController implements Reconciler {
             events.normal(d, "ScalingReplicaSet", "Scaled up replica set " + created.getMetadata().getName()
                     + " from 0 to " + replicas);
             if (progressDeadline(d) != null) {
-                setCondition(status(d), condition(PROGRESSING, "True", "NewReplicaSetCreated",
+                setCondition(status(d), progress.condition(PROGRESSING, "True", "NewReplicaSetCreated",
                         "Created new replica set \"" + created.getMetadata().getName() + "\""));
             }
             return created;
@@ -285,12 +296,12 @@ public final class DeploymentController implements Reconciler {
     private Result rolloutRolling(Deployment d, Sets sets) {
         syncRevision(d, sets, true);
         if (reconcileNewReplicaSet(d, sets) || reconcileOldReplicaSets(d, sets)) {
-            return syncRolloutStatus(d, sets);
+            return progress.syncRolloutStatus(d, sets);
         }
-        if (complete(d, calculateStatus(d, sets))) {
+        if (complete(d, progress.calculateStatus(d, sets))) {
             cleanup(d, sets);
         }
-        return syncRolloutStatus(d, sets);
+        return progress.syncRolloutStatus(d, sets);
     }
 
     private Result rolloutRecreate(Deployment d, Sets sets) {
@@ -303,7 +314,7 @@ public final class DeploymentController implements Reconciler {
             }
         }
         if (scaledDown || oldPodsRunning(sets)) {
-            return syncRolloutStatus(d, sets);
+            return progress.syncRolloutStatus(d, sets);
         }
         if (sets.current == null) {
             syncRevision(d, sets, true);
@@ -311,10 +322,10 @@ public final class DeploymentController implements Reconciler {
         if (replicas(sets.current) != desired(d)) {
             scale(d, sets, sets.current, desired(d));
         }
-        if (complete(d, calculateStatus(d, sets))) {
+        if (complete(d, progress.calculateStatus(d, sets))) {
             cleanup(d, sets);
         }
-        return syncRolloutStatus(d, sets);
+        return progress.syncRolloutStatus(d, sets);
     }
 
     /** Pods of old sets that still exist and have not finished (Recreate waits for them). */
@@ -355,7 +366,7 @@ public final class DeploymentController implements Reconciler {
             return want;
         }
         int current = replicas(sets.current);
-        int total = sets.all().stream().mapToInt(DeploymentController::replicas).sum();
+        int total = sets.all().stream().mapToInt(DeploymentSpecs::replicas).sum();
         int maxTotal = want + maxSurge(d);
         if (total >= maxTotal) {
             return current;
@@ -365,11 +376,11 @@ public final class DeploymentController implements Reconciler {
 
     /** Scales old sets down as far as availability allows, unhealthy replicas first; true when anything scaled. */
     private boolean reconcileOldReplicaSets(Deployment d, Sets sets) {
-        int oldCount = sets.old.stream().mapToInt(DeploymentController::replicas).sum();
+        int oldCount = sets.old.stream().mapToInt(DeploymentSpecs::replicas).sum();
         if (oldCount == 0) {
             return false;
         }
-        int allCount = sets.all().stream().mapToInt(DeploymentController::replicas).sum();
+        int allCount = sets.all().stream().mapToInt(DeploymentSpecs::replicas).sum();
         int minAvailable = desired(d) - maxUnavailable(d);
         ReplicaSet current = sets.current;
         int newUnavailable = replicas(current) - availableNow(current);
@@ -394,7 +405,7 @@ public final class DeploymentController implements Reconciler {
             cleaned += down;
         }
         // then available ones, oldest first, while enough stay available
-        int availableNow = sets.all().stream().mapToInt(DeploymentController::availableNow).sum();
+        int availableNow = sets.all().stream().mapToInt(DeploymentSpecs::availableNow).sum();
         int scaledDown = 0;
         if (availableNow > minAvailable) {
             int budget = availableNow - minAvailable;
@@ -437,7 +448,7 @@ public final class DeploymentController implements Reconciler {
         if (Boolean.TRUE.equals(d.getSpec().getPaused())) {
             cleanup(d, sets);
         }
-        return syncStatusOnly(d, sets);
+        return progress.syncStatusOnly(d, sets);
     }
 
     /** Spreads a change of replicas over the active sets in proportion to their sizes, as Kubernetes does. */
@@ -465,10 +476,10 @@ public final class DeploymentController implements Reconciler {
         if (!"RollingUpdate".equals(strategyType(d))) {
             return;
         }
-        int total = active.stream().mapToInt(DeploymentController::replicas).sum();
+        int total = active.stream().mapToInt(DeploymentSpecs::replicas).sum();
         int allowed = want > 0 ? want + maxSurge(d) : 0;
         int toAdd = allowed - total;
-        Comparator<ReplicaSet> bySize = Comparator.comparingInt(DeploymentController::replicas);
+        Comparator<ReplicaSet> bySize = Comparator.comparingInt(DeploymentSpecs::replicas);
         active.sort(toAdd > 0 ? bySize.reversed().thenComparing(BY_CREATION.reversed())
                 : bySize.reversed().thenComparing(BY_CREATION));
         Map<String, Integer> sizes = new HashMap<>();
@@ -553,7 +564,7 @@ public final class DeploymentController implements Reconciler {
         if (extra <= 0) {
             return;
         }
-        alive.sort(Comparator.comparingLong(DeploymentController::revision).thenComparing(BY_CREATION));
+        alive.sort(Comparator.comparingLong(DeploymentSpecs::revision).thenComparing(BY_CREATION));
         for (int i = 0; i < extra; i++) {
             ReplicaSet rs = alive.get(i);
             boolean idle = replicas(rs) == 0 && (rs.getStatus() == null
@@ -571,423 +582,6 @@ public final class DeploymentController implements Reconciler {
                 }
             }
         }
-    }
-
-    // ---- status
-
-    private Result syncStatusOnly(Deployment d, Sets sets) {
-        DeploymentStatus next = calculateStatus(d, sets);
-        writeStatus(d, next);
-        return Result.DONE;
-    }
-
-    private Result syncRolloutStatus(Deployment d, Sets sets) {
-        DeploymentStatus next = calculateStatus(d, sets);
-        Integer deadline = progressDeadline(d);
-        DeploymentCondition progressing = condition(next, PROGRESSING);
-        if (deadline == null) {
-            removeCondition(next, PROGRESSING);
-        }
-        boolean alreadyComplete = Objects.equals(next.getReplicas(), next.getUpdatedReplicas())
-                && progressing != null && NEW_RS_AVAILABLE.equals(progressing.getReason());
-        String rsName = sets.current == null ? "" : sets.current.getMetadata().getName();
-        if (deadline != null && !alreadyComplete) {
-            if (complete(d, next)) {
-                setCondition(next, condition(PROGRESSING, "True", NEW_RS_AVAILABLE,
-                        "ReplicaSet \"" + rsName + "\" has successfully progressed."));
-            } else if (progressing(d.getStatus(), next)) {
-                DeploymentCondition c = condition(PROGRESSING, "True", "ReplicaSetUpdated",
-                        "ReplicaSet \"" + rsName + "\" is progressing.");
-                if (progressing != null && "True".equals(progressing.getStatus())) {
-                    c.setLastTransitionTime(progressing.getLastTransitionTime());
-                }
-                removeCondition(next, PROGRESSING);
-                next.getConditions().add(c);
-            } else if (timedOut(d, next)) {
-                setCondition(next, condition(PROGRESSING, "False", TIMED_OUT,
-                        "ReplicaSet \"" + rsName + "\" has timed out progressing."));
-            }
-        }
-        DeploymentCondition failure = replicaFailure(sets);
-        if (failure != null) {
-            setCondition(next, failure);
-        } else {
-            removeCondition(next, REPLICA_FAILURE);
-        }
-        writeStatus(d, next);
-        return requeueForDeadline(d, next);
-    }
-
-    /** A Deployment still progressing is looked at again when its deadline passes. */
-    private Result requeueForDeadline(Deployment d, DeploymentStatus s) {
-        Integer deadline = progressDeadline(d);
-        DeploymentCondition c = condition(s, PROGRESSING);
-        if (deadline == null || c == null || complete(d, s) || TIMED_OUT.equals(c.getReason())
-                || NEW_RS_AVAILABLE.equals(c.getReason())) {
-            return Result.DONE;
-        }
-        Instant due = Instant.parse(c.getLastUpdateTime()).plusSeconds(deadline);
-        Duration wait = Duration.between(clock.instant(), due);
-        return Result.after(wait.isNegative() ? Duration.ofSeconds(1) : wait.plusSeconds(1));
-    }
-
-    private void writeStatus(Deployment d, DeploymentStatus next) {
-        if (sameStatus(d.getStatus(), next)) {
-            return;
-        }
-        d.setStatus(next);
-        try {
-            client.updateStatus(d);
-        } catch (ApiException e) {
-            if (e.code() != 404 && e.code() != 409) {
-                throw e;
-            }
-            // 409: a newer version is on its way through the informer, which queues this key again
-        }
-    }
-
-    private static boolean sameStatus(DeploymentStatus a, DeploymentStatus b) {
-        return a != null && Json.toTree(a).equals(Json.toTree(b));
-    }
-
-    private DeploymentStatus calculateStatus(Deployment d, Sets sets) {
-        List<ReplicaSet> all = sets.all();
-        int available = all.stream().mapToInt(DeploymentController::available).sum();
-        int want = desired(d);
-        DeploymentStatus s = new DeploymentStatus();
-        s.setObservedGeneration(d.getMetadata().getGeneration());
-        s.setReplicas(all.stream().mapToInt(DeploymentController::statusReplicas).sum());
-        s.setUpdatedReplicas(statusReplicas(sets.current));
-        s.setReadyReplicas(all.stream().mapToInt(rs -> rs.getStatus() == null ? 0
-                : Objects.requireNonNullElse(rs.getStatus().getReadyReplicas(), 0)).sum());
-        s.setAvailableReplicas(available);
-        s.setUnavailableReplicas(Math.max(0, want - available));
-        s.setCollisionCount(d.getStatus() == null ? null : d.getStatus().getCollisionCount());
-        List<DeploymentCondition> conditions = new ArrayList<>();
-        if (d.getStatus() != null && d.getStatus().getConditions() != null) {
-            for (DeploymentCondition c : d.getStatus().getConditions()) {
-                conditions.add(copy(c, DeploymentCondition.class));
-            }
-        }
-        s.setConditions(conditions);
-        if (available >= want - maxUnavailable(d)) {
-            setCondition(s, condition(AVAILABLE, "True", "MinimumReplicasAvailable",
-                    "Deployment has minimum availability."));
-        } else {
-            setCondition(s, condition(AVAILABLE, "False", "MinimumReplicasUnavailable",
-                    "Deployment does not have minimum availability."));
-        }
-        return s;
-    }
-
-    /** Every replica updated, available and observed. */
-    static boolean complete(Deployment d, DeploymentStatus s) {
-        int want = desired(d);
-        return Objects.equals(s.getUpdatedReplicas(), want) && Objects.equals(s.getReplicas(), want)
-                && Objects.equals(s.getAvailableReplicas(), want)
-                && Objects.requireNonNullElse(s.getObservedGeneration(), 0L)
-                >= Objects.requireNonNullElse(d.getMetadata().getGeneration(), 0L);
-    }
-
-    /** Whether the rollout moved since the status last written. */
-    private static boolean progressing(DeploymentStatus before, DeploymentStatus after) {
-        if (before == null) {
-            before = new DeploymentStatus();
-        }
-        int oldBefore = n(before.getReplicas()) - n(before.getUpdatedReplicas());
-        int oldAfter = n(after.getReplicas()) - n(after.getUpdatedReplicas());
-        return n(after.getUpdatedReplicas()) > n(before.getUpdatedReplicas()) || oldAfter < oldBefore
-                || n(after.getReadyReplicas()) > n(before.getReadyReplicas())
-                || n(after.getAvailableReplicas()) > n(before.getAvailableReplicas());
-    }
-
-    private boolean timedOut(Deployment d, DeploymentStatus s) {
-        DeploymentCondition c = condition(s, PROGRESSING);
-        if (c == null || NEW_RS_AVAILABLE.equals(c.getReason())) {
-            return false;
-        }
-        if (TIMED_OUT.equals(c.getReason())) {
-            return true;
-        }
-        return Instant.parse(c.getLastUpdateTime()).plusSeconds(progressDeadline(d)).isBefore(clock.instant());
-    }
-
-    /** The first ReplicaFailure of the sets (pods they could not create), as the Deployment's. */
-    private static DeploymentCondition replicaFailure(Sets sets) {
-        for (ReplicaSet rs : sets.all()) {
-            if (rs.getStatus() == null || rs.getStatus().getConditions() == null) {
-                continue;
-            }
-            for (var c : rs.getStatus().getConditions()) {
-                if (REPLICA_FAILURE.equals(c.getType()) && "True".equals(c.getStatus())) {
-                    DeploymentCondition dc = new DeploymentCondition();
-                    dc.setType(REPLICA_FAILURE);
-                    dc.setStatus("True");
-                    dc.setReason(c.getReason());
-                    dc.setMessage(c.getMessage());
-                    dc.setLastTransitionTime(c.getLastTransitionTime());
-                    dc.setLastUpdateTime(c.getLastTransitionTime());
-                    return dc;
-                }
-            }
-        }
-        return null;
-    }
-
-    /** Paused: Progressing Unknown (DeploymentPaused), so the deadline does not run; resumed: DeploymentResumed. */
-    private void checkPausedCondition(Deployment d) {
-        if (progressDeadline(d) == null) {
-            return;
-        }
-        DeploymentCondition c = condition(d.getStatus(), PROGRESSING);
-        if (c != null && TIMED_OUT.equals(c.getReason())) {
-            return;
-        }
-        boolean paused = Boolean.TRUE.equals(d.getSpec().getPaused());
-        boolean pausedCondition = c != null && PAUSED.equals(c.getReason());
-        DeploymentCondition next = null;
-        if (paused && !pausedCondition) {
-            next = condition(PROGRESSING, "Unknown", PAUSED, "Deployment is paused");
-        } else if (!paused && pausedCondition) {
-            next = condition(PROGRESSING, "Unknown", RESUMED, "Deployment is resumed");
-        }
-        if (next != null) {
-            setCondition(status(d), next);
-            Deployment updated = client.updateStatus(d);
-            d.setMetadata(updated.getMetadata());
-            d.setStatus(updated.getStatus());
-        }
-    }
-
-    private DeploymentCondition condition(String type, String status, String reason, String message) {
-        String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
-        DeploymentCondition c = new DeploymentCondition();
-        c.setType(type);
-        c.setStatus(status);
-        c.setReason(reason);
-        c.setMessage(message);
-        c.setLastUpdateTime(now);
-        c.setLastTransitionTime(now);
-        return c;
-    }
-
-    static DeploymentCondition condition(DeploymentStatus s, String type) {
-        if (s == null || s.getConditions() == null) {
-            return null;
-        }
-        return s.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
-    }
-
-    /** Sets a condition: unchanged when status and reason are; the transition time kept when only the reason moved. */
-    private static void setCondition(DeploymentStatus s, DeploymentCondition c) {
-        DeploymentCondition current = condition(s, c.getType());
-        if (current != null && Objects.equals(current.getStatus(), c.getStatus())
-                && Objects.equals(current.getReason(), c.getReason())) {
-            return;
-        }
-        if (current != null && Objects.equals(current.getStatus(), c.getStatus())) {
-            c.setLastTransitionTime(current.getLastTransitionTime());
-        }
-        removeCondition(s, c.getType());
-        s.getConditions().add(c);
-    }
-
-    private static void removeCondition(DeploymentStatus s, String type) {
-        if (s.getConditions() == null) {
-            s.setConditions(new ArrayList<>());
-        }
-        s.getConditions().removeIf(c -> type.equals(c.getType()));
-    }
-
-    private static DeploymentStatus status(Deployment d) {
-        if (d.getStatus() == null) {
-            d.setStatus(new DeploymentStatus());
-        }
-        if (d.getStatus().getConditions() == null) {
-            d.getStatus().setConditions(new ArrayList<>());
-        }
-        return d.getStatus();
-    }
-
-    // ---- spec helpers
-
-    static int desired(Deployment d) {
-        return Objects.requireNonNullElse(d.getSpec().getReplicas(), 1);
-    }
-
-    static String strategyType(Deployment d) {
-        return d.getSpec().getStrategy() == null || d.getSpec().getStrategy().getType() == null ? "RollingUpdate"
-                : d.getSpec().getStrategy().getType();
-    }
-
-    private static int minReadySeconds(Deployment d) {
-        return Objects.requireNonNullElse(d.getSpec().getMinReadySeconds(), 0);
-    }
-
-    private static Integer progressDeadline(Deployment d) {
-        return d.getSpec().getProgressDeadlineSeconds();
-    }
-
-    /** maxSurge resolved against replicas (percentages rounded up); 0 for Recreate. */
-    static int maxSurge(Deployment d) {
-        if (!"RollingUpdate".equals(strategyType(d))) {
-            return 0;
-        }
-        return fenceposts(d)[0];
-    }
-
-    /** maxUnavailable resolved against replicas (percentages rounded down), at most replicas; 0 for Recreate. */
-    static int maxUnavailable(Deployment d) {
-        if (!"RollingUpdate".equals(strategyType(d)) || desired(d) == 0) {
-            return 0;
-        }
-        return Math.min(fenceposts(d)[1], desired(d));
-    }
-
-    /** maxSurge and maxUnavailable; both zero is read as unavailable 1, so a rollout can move. */
-    private static int[] fenceposts(Deployment d) {
-        var ru = d.getSpec().getStrategy() == null ? null : d.getSpec().getStrategy().getRollingUpdate();
-        int replicas = desired(d);
-        int surge = ru == null ? IntOrPercent.resolve(null, "25%", replicas, true)
-                : IntOrPercent.resolve(ru.getMaxSurge(), "25%", replicas, true);
-        int unavailable = ru == null ? IntOrPercent.resolve(null, "25%", replicas, false)
-                : IntOrPercent.resolve(ru.getMaxUnavailable(), "25%", replicas, false);
-        if (surge == 0 && unavailable == 0) {
-            unavailable = 1;
-        }
-        return new int[] {surge, unavailable};
-    }
-
-    static int replicas(ReplicaSet rs) {
-        return rs == null ? 0 : Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
-    }
-
-    private static int statusReplicas(ReplicaSet rs) {
-        return rs == null || rs.getStatus() == null ? 0 : Objects.requireNonNullElse(rs.getStatus().getReplicas(), 0);
-    }
-
-    private static int available(ReplicaSet rs) {
-        return rs == null || rs.getStatus() == null ? 0
-                : Objects.requireNonNullElse(rs.getStatus().getAvailableReplicas(), 0);
-    }
-
-    /**
-     * Available replicas a set can still have: its status, but never more than it was just
-     * scaled to — a status written before a scale-down may still count pods being deleted.
-     */
-    private static int availableNow(ReplicaSet rs) {
-        return Math.min(replicas(rs), available(rs));
-    }
-
-    private static int n(Integer v) {
-        return v == null ? 0 : v;
-    }
-
-    static long revision(ReplicaSet rs) {
-        try {
-            return Long.parseLong(Objects.requireNonNullElse(annotation(rs, REVISION), "0"));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    private static String annotation(HasMetadata o, String key) {
-        return o.getMetadata().getAnnotations() == null ? null : o.getMetadata().getAnnotations().get(key);
-    }
-
-    private static Map<String, String> annotations(HasMetadata o) {
-        if (o.getMetadata().getAnnotations() == null) {
-            o.getMetadata().setAnnotations(new LinkedHashMap<>());
-        }
-        return o.getMetadata().getAnnotations();
-    }
-
-    /** Copies the Deployment's own annotations onto the set (change-cause and the like); true when any changed. */
-    private static boolean copyAnnotations(Deployment d, ReplicaSet rs) {
-        boolean changed = false;
-        Map<String, String> target = annotations(rs);
-        for (Map.Entry<String, String> e : Objects.requireNonNullElse(d.getMetadata().getAnnotations(),
-                Map.<String, String>of()).entrySet()) {
-            if (NOT_COPIED.contains(e.getKey()) || e.getValue().equals(target.get(e.getKey()))) {
-                continue;
-            }
-            target.put(e.getKey(), e.getValue());
-            changed = true;
-        }
-        return changed;
-    }
-
-    private static Map<String, String> labels(HasMetadata o) {
-        return o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels();
-    }
-
-    private static final Comparator<ReplicaSet> BY_CREATION = Comparator
-            .comparing((ReplicaSet rs) -> Objects.requireNonNullElse(rs.getMetadata().getCreationTimestamp(), ""))
-            .thenComparing(rs -> rs.getMetadata().getName());
-
-    /**
-     * Whether a set's template is the Deployment's, the set's {@code pod-template-hash} label
-     * aside, compared as Kubernetes compares the Go structs: a field that Go cannot tell
-     * from its zero value (a plain {@code bool} or number) counts the same written as
-     * {@code false}/0 or left out — kubectl's rollback writes templates without them, a
-     * protobuf body carries them.
-     */
-    static boolean sameTemplate(PodTemplateSpec ofSet, PodTemplateSpec ofDeployment) {
-        ObjectNode a = Json.toTree(ofSet);
-        ObjectNode b = Json.toTree(ofDeployment);
-        for (ObjectNode t : List.of(a, b)) {
-            if (t.path("metadata").path("labels") instanceof ObjectNode labels) {
-                labels.remove(HASH_LABEL);
-                if (labels.isEmpty()) {
-                    ((ObjectNode) t.get("metadata")).remove("labels");
-                }
-            }
-            dropZero(t.get("metadata"), "generation");
-            if (t.path("metadata") instanceof ObjectNode meta && meta.isEmpty()) {
-                t.remove("metadata");
-            }
-            JsonNode spec = t.get("spec");
-            dropZero(spec, "hostNetwork", "hostPID", "hostIPC");
-            for (String list : List.of("containers", "initContainers", "ephemeralContainers")) {
-                for (JsonNode c : spec == null ? Json.MAPPER.createArrayNode() : spec.path(list)) {
-                    dropZero(c, "stdin", "stdinOnce", "tty");
-                    c.path("ports").forEach(p -> dropZero(p, "hostPort"));
-                    c.path("volumeMounts").forEach(m -> dropZero(m, "readOnly"));
-                    for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
-                        dropZero(c.get(probe), "initialDelaySeconds", "timeoutSeconds", "periodSeconds",
-                                "successThreshold", "failureThreshold");
-                    }
-                }
-            }
-        }
-        return a.equals(b);
-    }
-
-    /** Removes the fields that hold their type's zero value (false, 0). */
-    private static void dropZero(JsonNode node, String... fields) {
-        if (!(node instanceof ObjectNode o)) {
-            return;
-        }
-        for (String f : fields) {
-            JsonNode v = o.get(f);
-            if (v != null && ((v.isBoolean() && !v.asBoolean()) || (v.isNumber() && v.asLong() == 0))) {
-                o.remove(f);
-            }
-        }
-    }
-
-    /** The template's hash as Kubernetes spells it: FNV-1a of the template and the collision count, in safe letters. */
-    static String templateHash(PodTemplateSpec template, int collisionCount) {
-        TemplateHash h = new TemplateHash();
-        h.add(Json.toTree(template));
-        if (collisionCount > 0) {
-            h.addInt(collisionCount);
-        }
-        return h.safeEncoded();
-    }
-
-    private static <T> T copy(Object o, Class<T> type) {
-        return Json.convert(Json.toTree(o), type);
     }
 
     // ---- informer handlers

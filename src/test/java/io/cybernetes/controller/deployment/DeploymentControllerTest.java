@@ -64,7 +64,7 @@ class DeploymentControllerTest {
     /** A set of the Deployment's for the image: replicas asked, and as many available; created at {@code minute}. */
     static ReplicaSet set(String image, int replicas, int available, String revision, int minute) {
         PodTemplateSpec t = template(image);
-        String hash = DeploymentController.templateHash(t, 0);
+        String hash = DeploymentSpecs.templateHash(t, 0);
         t.getMetadata().getLabels().put(DeploymentController.HASH_LABEL, hash);
         Map<String, String> annotations = new HashMap<>(Map.of(DeploymentController.REVISION, revision,
                 DeploymentController.DESIRED_REPLICAS, "4", DeploymentController.MAX_REPLICAS, "5"));
@@ -109,7 +109,7 @@ class DeploymentControllerTest {
     void aNewDeploymentGetsOneReplicaSetOfAllItsReplicasNamedByTheTemplateHash() throws Exception {
         deployments.put(deployment(3, "v1", "RollingUpdate").build());
         reconcile();
-        String hash = DeploymentController.templateHash(template("v1"), 0);
+        String hash = DeploymentSpecs.templateHash(template("v1"), 0);
         assertThat(writes()).containsExactly("create ReplicaSet web-" + hash, "update Deployment ns/web");
         ReplicaSet rs = (ReplicaSet) client.created.get(0);
         assertThat(rs.getSpec().getReplicas()).isEqualTo(3);
@@ -270,15 +270,15 @@ class DeploymentControllerTest {
     @Test
     void theHashIgnoresNothingButItsOwnLabelAndChangesWithTheCollisionCount() {
         PodTemplateSpec a = template("v1");
-        String hash = DeploymentController.templateHash(a, 0);
+        String hash = DeploymentSpecs.templateHash(a, 0);
         assertThat(hash).matches("[bcdfghjklmnpqrstvwxz2456789]{1,10}");
-        assertThat(DeploymentController.templateHash(template("v1"), 0)).isEqualTo(hash);
-        assertThat(DeploymentController.templateHash(template("v2"), 0)).isNotEqualTo(hash);
-        assertThat(DeploymentController.templateHash(a, 1)).isNotEqualTo(hash);
+        assertThat(DeploymentSpecs.templateHash(template("v1"), 0)).isEqualTo(hash);
+        assertThat(DeploymentSpecs.templateHash(template("v2"), 0)).isNotEqualTo(hash);
+        assertThat(DeploymentSpecs.templateHash(a, 1)).isNotEqualTo(hash);
         PodTemplateSpec labelled = template("v1");
         labelled.getMetadata().getLabels().put(DeploymentController.HASH_LABEL, hash);
-        assertThat(DeploymentController.sameTemplate(labelled, template("v1"))).isTrue();
-        assertThat(DeploymentController.sameTemplate(labelled, template("v2"))).isFalse();
+        assertThat(DeploymentSpecs.sameTemplate(labelled, template("v1"))).isTrue();
+        assertThat(DeploymentSpecs.sameTemplate(labelled, template("v2"))).isFalse();
     }
 
     /** kubectl's rollback writes a template back without the zero values a protobuf body spelled out. */
@@ -289,10 +289,10 @@ class DeploymentControllerTest {
         spelled.getSpec().setHostNetwork(false);
         spelled.getSpec().getContainers().get(0).setStdin(false);
         spelled.getSpec().getContainers().get(0).setTty(false);
-        assertThat(DeploymentController.sameTemplate(spelled, template("v1"))).isTrue();
+        assertThat(DeploymentSpecs.sameTemplate(spelled, template("v1"))).isTrue();
         PodTemplateSpec different = template("v1");
         different.getSpec().setAutomountServiceAccountToken(false);
-        assertThat(DeploymentController.sameTemplate(different, template("v1")))
+        assertThat(DeploymentSpecs.sameTemplate(different, template("v1")))
                 .as("a pointer field's false is not its absence").isFalse();
     }
 
