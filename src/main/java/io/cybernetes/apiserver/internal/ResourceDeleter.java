@@ -4,7 +4,6 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.Times;
 import io.cybernetes.api.ResourceType;
-import io.cybernetes.store.StorageException;
 import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
 import tools.jackson.databind.node.ArrayNode;
@@ -33,8 +32,7 @@ final class ResourceDeleter {
 
     Outcome delete(ResourceType type, String namespace, String name, DeleteOptions opts) {
         String key = type.key(namespace, name);
-        for (int attempt = 0; attempt < ResourceService.MAX_UPDATE_ATTEMPTS; attempt++) {
-            StoredObject cur = service.get(type, namespace, name);
+        return service.retryOnConflict(type, namespace, name, (cur, attempt) -> {
             ObjectNode obj = cur.value();
             if (opts.preconditionUid() != null && !opts.preconditionUid().equals(Json.text(obj, "metadata.uid"))) {
                 throw ApiException.conflict(type, name, "Precondition failed: UID in precondition: "
@@ -72,24 +70,16 @@ final class ResourceDeleter {
             if (opts.dryRun()) {
                 return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
             }
-            try {
-                if (deleteNow) {
-                    StoredObject last = store.delete(key, cur.modRevision(), null);
-                    service.admission().removed(type, namespace, last.value());
-                    service.awaitCacheForPolicy(type, last);
-                    return Outcome.stored(last, 200);
-                }
-                StoredObject marked = store.update(key, updated, cur.modRevision(), null);
-                service.awaitCacheForPolicy(type, marked);
-                return Outcome.stored(marked, 202);
-            } catch (StorageException e) {
-                if (e.isConflict()) {
-                    continue;
-                }
-                throw ResourceService.translate(e, type, name);
+            if (deleteNow) {
+                StoredObject last = store.delete(key, cur.modRevision(), null);
+                service.admission().removed(type, namespace, last.value());
+                service.awaitCacheForPolicy(type, last);
+                return Outcome.stored(last, 200);
             }
-        }
-        throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
+            StoredObject marked = store.update(key, updated, cur.modRevision(), null);
+            service.awaitCacheForPolicy(type, marked);
+            return Outcome.stored(marked, 202);
+        });
     }
 
     private static void addPropagationFinalizer(ObjectNode meta, String policy) {

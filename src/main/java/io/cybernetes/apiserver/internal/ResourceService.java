@@ -246,8 +246,7 @@ final class ResourceService {
     Outcome guaranteedUpdate(ResourceType type, String namespace, String name, String subresource, long expectedRevision,
                              WriteOptions opts, Function<ObjectNode, ObjectNode> transform) {
         String key = type.key(namespace, name);
-        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-            StoredObject cur = get(type, namespace, name);
+        return retryOnConflict(type, namespace, name, (cur, attempt) -> {
             if (expectedRevision > 0 && expectedRevision != cur.modRevision()) {
                 throw ApiException.staleObject(type, name);
             }
@@ -277,13 +276,33 @@ final class ResourceService {
                 return Outcome.stored(stored, 200);
             } catch (StorageException e) {
                 admission.release(type, subresource, namespace, updated, old, opts);
-                if (e.isConflict() && expectedRevision == 0) {
-                    continue;
-                }
-                if (e.isConflict()) {
+                if (e.isConflict() && expectedRevision > 0) {
                     throw ApiException.staleObject(type, name);
                 }
-                throw translate(e, type, name);
+                throw e;
+            }
+        });
+    }
+
+    /** One optimistic write: decides from the object as read and writes at its revision. */
+    interface Attempt {
+        Outcome run(StoredObject current, int attempt) throws StorageException;
+    }
+
+    /**
+     * Runs an optimistic write until it is not refused for a conflict (another writer
+     * came between its read and its write): each attempt on a fresh read, up to
+     * {@link #MAX_UPDATE_ATTEMPTS}; then 409, as kube-apiserver's GuaranteedUpdate gives up.
+     */
+    Outcome retryOnConflict(ResourceType type, String namespace, String name, Attempt write) {
+        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+            StoredObject cur = get(type, namespace, name);
+            try {
+                return write.run(cur, attempt);
+            } catch (StorageException e) {
+                if (!e.isConflict()) {
+                    throw translate(e, type, name);
+                }
             }
         }
         throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
