@@ -28,7 +28,6 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +36,10 @@ import java.util.Set;
 
 /**
  * The kinds this server serves, looked up by URL (group, version, plural) or by
- * apiVersion and kind. Immutable once built; {@link #builtIn()} holds the kinds of
- * the core control plane.
+ * apiVersion and kind. {@link #builtIn()} holds the kinds of the core control plane;
+ * kinds come and go at run time ({@link #register}, {@link #unregister}): the read-only
+ * views of the components that own them, kinds users define. Every lookup reads one
+ * consistent snapshot, replaced whole on each change.
  */
 public final class ResourceRegistry {
 
@@ -49,18 +50,46 @@ public final class ResourceRegistry {
     /** The group of the reconcile status views. */
     public static final String STATUS = "status.cybernetes.io";
 
-    private final List<ResourceType> types;
-    private final Map<String, ResourceType> byPath = new LinkedHashMap<>();
-    private final Map<String, ResourceType> byKind = new LinkedHashMap<>();
-    private final Map<Class<?>, ResourceType> byModel = new LinkedHashMap<>();
+    private volatile Snapshot snapshot;
 
     public ResourceRegistry(List<ResourceType> types) {
-        this.types = List.copyOf(types);
-        for (ResourceType t : types) {
-            byPath.put(t.group() + "/" + t.version() + "/" + t.plural(), t);
-            byKind.put(t.apiVersion() + "/" + t.kind(), t);
-            byModel.putIfAbsent(t.modelClass(), t);
+        this.snapshot = new Snapshot(types);
+    }
+
+    /** The kinds at one moment, with their indexes. */
+    private static final class Snapshot {
+        final List<ResourceType> types;
+        final Map<String, ResourceType> byPath = new LinkedHashMap<>();
+        final Map<String, ResourceType> byKind = new LinkedHashMap<>();
+        final Map<Class<?>, ResourceType> byModel = new LinkedHashMap<>();
+
+        Snapshot(List<ResourceType> types) {
+            this.types = List.copyOf(types);
+            for (ResourceType t : types) {
+                byPath.put(path(t), t);
+                byKind.put(t.apiVersion() + "/" + t.kind(), t);
+                byModel.putIfAbsent(t.modelClass(), t);
+            }
         }
+    }
+
+    private static String path(ResourceType t) {
+        return t.group() + "/" + t.version() + "/" + t.plural();
+    }
+
+    /** Serves a kind from now on (in place of one at the same group, version and resource). */
+    public synchronized void register(ResourceType type) {
+        List<ResourceType> next = new ArrayList<>(snapshot.types);
+        next.removeIf(t -> path(t).equals(path(type)));
+        next.add(type);
+        snapshot = new Snapshot(next);
+    }
+
+    /** Stops serving a kind. */
+    public synchronized void unregister(ResourceType type) {
+        List<ResourceType> next = new ArrayList<>(snapshot.types);
+        next.removeIf(t -> path(t).equals(path(type)));
+        snapshot = new Snapshot(next);
     }
 
     public static ResourceRegistry builtIn() {
@@ -98,10 +127,6 @@ public final class ResourceRegistry {
         t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
                 List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
-        t.add(view("Controller", "controllers", false));
-        t.add(view("DeploymentReconcile", "deploymentreconciles", true));
-        t.add(view("ReplicaSetReconcile", "replicasetreconciles", true));
-        t.add(view("Scheduler", "schedulers", false));
         return new ResourceRegistry(t);
     }
 
@@ -111,8 +136,11 @@ public final class ResourceRegistry {
                 Set.of(), NameRule.PATH_SEGMENT, model, ResourceType.CREATE_ONLY);
     }
 
-    /** A read-only view computed by the server (the reconcile status), not stored. */
-    private static ResourceType view(String kind, String plural, boolean namespaced) {
+    /**
+     * A read-only view computed by a component of the server (the reconcile status, the
+     * scheduler's), not stored: registered by the component that serves it.
+     */
+    public static ResourceType view(String kind, String plural, boolean namespaced) {
         return new ResourceType(STATUS, "v1", kind, plural, kind.toLowerCase(), namespaced, List.of(), List.of(),
                 Set.of(), NameRule.PATH_SEGMENT, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class,
                 ResourceType.READ_ONLY);
@@ -126,26 +154,26 @@ public final class ResourceRegistry {
     }
 
     public List<ResourceType> all() {
-        return Collections.unmodifiableList(types);
+        return snapshot.types;
     }
 
     public Optional<ResourceType> byPath(String group, String version, String plural) {
-        return Optional.ofNullable(byPath.get(group + "/" + version + "/" + plural));
+        return Optional.ofNullable(snapshot.byPath.get(group + "/" + version + "/" + plural));
     }
 
     /** The resource a fabric8 model class is served as. */
     public Optional<ResourceType> byModel(Class<?> modelClass) {
-        return Optional.ofNullable(byModel.get(modelClass));
+        return Optional.ofNullable(snapshot.byModel.get(modelClass));
     }
 
     public Optional<ResourceType> byKind(String apiVersion, String kind) {
-        return Optional.ofNullable(byKind.get(apiVersion + "/" + kind));
+        return Optional.ofNullable(snapshot.byKind.get(apiVersion + "/" + kind));
     }
 
     /** Every group-version served, core ("" group) first, in registration order. */
     public List<GroupVersion> groupVersions() {
         List<GroupVersion> out = new ArrayList<>();
-        for (ResourceType t : types) {
+        for (ResourceType t : snapshot.types) {
             GroupVersion gv = new GroupVersion(t.group(), t.version());
             if (!out.contains(gv)) {
                 out.add(gv);
@@ -155,7 +183,7 @@ public final class ResourceRegistry {
     }
 
     public List<ResourceType> in(GroupVersion gv) {
-        return types.stream().filter(t -> t.group().equals(gv.group()) && t.version().equals(gv.version())).toList();
+        return snapshot.types.stream().filter(t -> t.group().equals(gv.group()) && t.version().equals(gv.version())).toList();
     }
 
     /** A group and version, "" being the core group. */

@@ -64,12 +64,13 @@ class ControllerManagerConfiguration {
     static final String USER = "system:kube-controller-manager";
 
     @Bean
-    ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props) {
+    ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props,
+                                        ResourceRegistry registry) {
         ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()));
         ControllerProperties.LeaderElection le = props.leaderElection();
         LeaderElector.Timing timing = le.enabled()
                 ? new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()) : null;
-        return new ControllerManager(client, registrations(props), props.resyncPeriod(), identity(), le.namespace(),
+        return new ControllerManager(client, registrations(props, registry), props.resyncPeriod(), identity(), le.namespace(),
                 le.name(), timing);
     }
 
@@ -84,7 +85,9 @@ class ControllerManagerConfiguration {
         return host + "_" + UUID.randomUUID();
     }
 
-    static Map<String, ControllerManager.Registration> registrations(ControllerProperties props) {
+    /** The controllers; the garbage collector and the namespace controller find the kinds in the served registry. */
+    static Map<String, ControllerManager.Registration> registrations(ControllerProperties props,
+                                                                     ResourceRegistry registry) {
         ControllerProperties.Workers w = props.workers();
         Map<String, ControllerManager.Registration> r = new LinkedHashMap<>();
         r.put(DeploymentController.NAME, (client, informers) -> {
@@ -110,7 +113,7 @@ class ControllerManagerConfiguration {
             return c;
         });
         r.put(GarbageCollector.NAME, (client, informers) -> {
-            GarbageCollector gc = new GarbageCollector(client, ResourceRegistry.builtIn());
+            GarbageCollector gc = new GarbageCollector(client, registry);
             Controller c = new Controller(GarbageCollector.NAME, gc, w.garbageCollector());
             for (Class<? extends HasMetadata> kind : gc.kinds()) {
                 addHandler(informers, kind, gc, c);
@@ -119,7 +122,7 @@ class ControllerManagerConfiguration {
         });
         r.put(NamespaceController.NAME, (client, informers) -> {
             var namespaces = informers.informerFor(Namespace.class);
-            NamespaceController nc = new NamespaceController(client, namespaces.indexer(), ResourceRegistry.builtIn(),
+            NamespaceController nc = new NamespaceController(client, namespaces.indexer(), registry,
                     new EventRecorder(client, "namespace-controller"));
             Controller c = new Controller(NamespaceController.NAME, nc, w.namespace());
             namespaces.addEventHandler(nc.handler(c));

@@ -54,8 +54,12 @@ class ReconcileStatusEndpoint {
     private final ApiClient client;
     private final Samples samples;
 
-    ReconcileStatusEndpoint(ControllerManager manager, @Qualifier("controllerSamples") Samples samples) {
+    ReconcileStatusEndpoint(ControllerManager manager, @Qualifier("controllerSamples") Samples samples,
+                            ResourceRegistry registry) {
         this.manager = manager;
+        registry.register(ResourceRegistry.view("Controller", "controllers", false));
+        registry.register(ResourceRegistry.view("DeploymentReconcile", "deploymentreconciles", true));
+        registry.register(ResourceRegistry.view("ReplicaSetReconcile", "replicasetreconciles", true));
         this.client = manager.client();
         this.samples = samples;
     }

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,18 +31,14 @@ public final class NamespaceController implements Reconciler {
     private final ApiClient client;
     private final Indexer<Namespace> namespaces;
     private final EventRecorder events;
-    private final List<ResourceType> contentTypes = new ArrayList<>();
+    private final ResourceRegistry registry;
 
     public NamespaceController(ApiClient client, Indexer<Namespace> namespaces, ResourceRegistry registry,
                                EventRecorder events) {
         this.client = client;
         this.namespaces = namespaces;
         this.events = events;
-        for (ResourceType t : registry.all()) {
-            if (t.namespaced() && t.stored()) {
-                contentTypes.add(t);
-            }
-        }
+        this.registry = registry;
     }
 
     @Override
@@ -57,8 +52,11 @@ public final class NamespaceController implements Reconciler {
             return Result.DONE;
         }
         int remaining = 0;
-        for (ResourceType t : contentTypes) {
-            remaining += deleteAll(t, ns.getMetadata().getName());
+        // the kinds served now, kinds defined at run time included
+        for (ResourceType t : registry.all()) {
+            if (t.namespaced() && t.stored()) {
+                remaining += deleteAll(t, ns.getMetadata().getName());
+            }
         }
         if (remaining > 0) {
             return Result.after(RECHECK);

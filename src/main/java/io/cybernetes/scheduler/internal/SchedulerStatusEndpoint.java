@@ -2,6 +2,7 @@ package io.cybernetes.scheduler.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.Samples;
 import io.cybernetes.scheduler.Scheduler;
 import io.cybernetes.scheduler.SchedulerManager;
@@ -35,8 +36,10 @@ class SchedulerStatusEndpoint {
     private final SchedulerManager manager;
     private final Samples samples;
 
-    SchedulerStatusEndpoint(SchedulerManager manager, @Qualifier("schedulerSamples") Samples samples) {
+    SchedulerStatusEndpoint(SchedulerManager manager, @Qualifier("schedulerSamples") Samples samples,
+                            ResourceRegistry registry) {
         this.manager = manager;
+        registry.register(ResourceRegistry.view("Scheduler", "schedulers", false));
         this.samples = samples;
     }
 
