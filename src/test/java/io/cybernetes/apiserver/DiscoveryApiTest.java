@@ -199,6 +199,21 @@ class DiscoveryApiTest extends ApiTestSupport {
         assertThat(Json.MAPPER.readTree(yaml).at("/0/kind").asString()).isEqualTo("Deployment");
     }
 
+    @Test
+    void openApiV2NegotiatesItsFormByTheAcceptHeader() {
+        String pb = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+        java.util.function.Function<String, Response> v2 = accept -> callWithHeaders(token(), "GET", "/openapi/v2",
+                null, null, accept);
+        assertThat(v2.apply(pb + ";q=0, application/json").body()).startsWith("{");
+        assertThat(v2.apply("application/json, " + pb + ";q=0.5").body()).startsWith("{");
+        assertThat(v2.apply(pb + ", application/json;q=0.9").headers().firstValue("Content-Type").orElseThrow())
+                .isEqualTo("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+        assertThat(v2.apply("*/*").body()).startsWith("{");
+        Response refused = v2.apply("text/html");
+        assertThat(refused.code()).isEqualTo(406);
+        assertThat(refused.json().path("reason").asString()).isEqualTo("NotAcceptable");
+    }
+
     static JsonNode find(JsonNode array, String field, String value) {
         for (JsonNode n : array) {
             String v = field.startsWith("/") ? n.at(field).asString() : n.path(field).asString();

@@ -224,6 +224,8 @@ class WatchApiTest extends ApiTestSupport {
 
     @Test
     void aWatchOverWebSocketSendsEachEventAsOneTextMessageAndEndsWhenTheClientCloses() throws Exception {
+        // the controllers' informers watch configmaps too
+        long baseline = openWatches();
         String rv = post(base, "{\"metadata\":{\"name\":\"before\"}}").text("metadata.resourceVersion");
         java.util.concurrent.BlockingQueue<String> messages = new java.util.concurrent.LinkedBlockingQueue<>();
         java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
@@ -261,8 +263,33 @@ class WatchApiTest extends ApiTestSupport {
         }
         assertThat(events).extracting(e -> e.path("type").asString() + " " + e.path("object").path("metadata")
                 .path("name").asString()).containsExactly("ADDED one", "ADDED two");
+        long others = baseline;
+        assertThat(openWatches()).as("the WebSocket's watch is open").isGreaterThan(others);
         ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "").get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(closed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1000);
+        // the client's close ended the watch on the server too
+        eventually(() -> assertThat(openWatches()).isEqualTo(others));
+    }
+
+    /** The watches of configmaps open on the server, as /metrics counts them. */
+    private long openWatches() {
+        String metrics = get("/metrics").body();
+        return metrics.lines().filter(l -> l.startsWith("apiserver_longrunning_requests{")
+                        && l.contains("resource=\"configmaps\"") && l.contains("verb=\"WATCH\""))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    @Test
+    void aRefusedWebSocketHandshakeIsAnsweredAndLeavesNoWatch() throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort())) {
+            s.setSoTimeout(10_000);
+            // no Sec-WebSocket-Key: the container refuses the upgrade
+            s.getOutputStream().write(("GET " + base + "?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + token() + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String status = new String(s.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(status).isEqualTo("HTTP/1.1 400");
+        }
     }
 
     @Test

@@ -77,9 +77,12 @@ class KubeOpenApiController {
      */
     @GetMapping("/openapi/v2")
     void v2(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String accept = request.getHeader(HttpHeaders.ACCEPT);
-        boolean protobuf = accept != null && (accept.contains(OpenApiV2Protobuf.ACCEPTED)
-                || accept.contains(OpenApiV2Protobuf.MEDIA_TYPE));
+        boolean protobuf = switch (v2Form(request.getHeader(HttpHeaders.ACCEPT))) {
+            case PROTOBUF -> true;
+            case JSON -> false;
+            case NONE -> throw ApiException.notAcceptable("only the following media types are accepted: "
+                    + MediaType.APPLICATION_JSON_VALUE + ", " + OpenApiV2Protobuf.ACCEPTED);
+        };
         String etag = "\"" + v2Hash + (protobuf ? "-pb" : "") + "\"";
         response.setHeader(HttpHeaders.ETAG, etag);
         response.setHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
@@ -92,6 +95,45 @@ class KubeOpenApiController {
         response.setContentType(protobuf ? OpenApiV2Protobuf.MEDIA_TYPE : MediaType.APPLICATION_JSON_VALUE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
+    }
+
+    enum V2Form { JSON, PROTOBUF, NONE }
+
+    /**
+     * The form of the v2 document the Accept header prefers, negotiated as kube-openapi
+     * does: the highest q wins, the earlier of equals; no header, or any type, is JSON;
+     * a header naming neither (or only with q=0) is answered 406.
+     */
+    static V2Form v2Form(String accept) {
+        if (accept == null || accept.isBlank()) {
+            return V2Form.JSON;
+        }
+        V2Form best = V2Form.NONE;
+        double bestQ = 0;
+        for (String range : accept.split(",")) {
+            String[] parts = range.trim().split(";");
+            String type = parts[0].trim().toLowerCase(java.util.Locale.ROOT);
+            double q = 1;
+            for (int i = 1; i < parts.length; i++) {
+                String p = parts[i].trim();
+                if (p.startsWith("q=")) {
+                    try {
+                        q = Double.parseDouble(p.substring(2));
+                    } catch (NumberFormatException e) {
+                        q = 0;
+                    }
+                }
+            }
+            V2Form form = type.equals(OpenApiV2Protobuf.ACCEPTED) || type.equals(OpenApiV2Protobuf.MEDIA_TYPE)
+                    ? V2Form.PROTOBUF
+                    : type.equals("application/json") || type.equals("application/*") || type.equals("*/*")
+                    ? V2Form.JSON : V2Form.NONE;
+            if (form != V2Form.NONE && q > bestQ) {
+                best = form;
+                bestQ = q;
+            }
+        }
+        return best;
     }
 
     private ResponseEntity<byte[]> doc(String path) {

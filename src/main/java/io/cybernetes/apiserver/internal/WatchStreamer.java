@@ -149,6 +149,8 @@ final class WatchStreamer {
         private final AtomicBoolean ended = new AtomicBoolean();
         private final long deadline;
         private volatile Sink sink;
+        /** Whether the watch counts among the open ones (from its start to its end); guarded by this. */
+        private boolean counted;
         private int initialSent;
         private boolean initialEndSent;
         private long nextBookmark;
@@ -174,13 +176,33 @@ final class WatchStreamer {
 
         /** Starts streaming to the sink; from here on the watch runs in turns until it ends. */
         void start(Sink sink) {
-            this.sink = sink;
-            open.incrementAndGet();
-            threads.opened(this);
+            synchronized (this) {
+                if (ended.get()) {
+                    // closed before it could start (its client went away during an upgrade)
+                    sink.end();
+                    return;
+                }
+                this.sink = sink;
+                counted = true;
+                open.incrementAndGet();
+                threads.opened(this);
+            }
             if (watch != null) {
                 watch.onReady(this::turn);
             }
             turn();
+        }
+
+        /**
+         * Ends the watch unless it has started streaming by then: a transport that starts
+         * it later (a WebSocket once its handshake is done) may never get there.
+         */
+        void expireUnlessStarted(long millis) {
+            threads.schedule(() -> {
+                if (sink == null) {
+                    end();
+                }
+            }, millis);
         }
 
         /** Asks for a turn (the store has events, or a timer is due), taken on a watch thread. */
@@ -228,8 +250,15 @@ final class WatchStreamer {
             if (timer != null) {
                 timer.cancel();
             }
-            threads.closed(this);
-            open.decrementAndGet();
+            boolean wasCounted;
+            synchronized (this) {
+                wasCounted = counted;
+                counted = false;
+            }
+            if (wasCounted) {
+                threads.closed(this);
+                open.decrementAndGet();
+            }
             Sink s = sink;
             if (s != null) {
                 s.end();

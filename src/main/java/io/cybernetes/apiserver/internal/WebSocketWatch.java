@@ -40,7 +40,7 @@ final class WebSocketWatch extends Endpoint {
     /**
      * Upgrades the request to a WebSocket that streams the opened watch. The watch is
      * closed when the upgrade cannot be made (the container then answers the handshake
-     * error itself).
+     * error itself) or the WebSocket does not open in time.
      */
     static void upgrade(HttpServletRequest request, HttpServletResponse response, WatchStreamer.Opened opened) {
         Object container = request.getServletContext().getAttribute(ServerContainer.class.getName());
@@ -58,10 +58,21 @@ final class WebSocketWatch extends Endpoint {
                 }).build();
         try {
             server.upgradeHttpToWebSocket(request, response, config, Map.of());
-        } catch (IOException | DeploymentException e) {
+        } catch (IOException | DeploymentException | RuntimeException e) {
             opened.close();
+            return;
         }
+        if (response.getStatus() != 101) {
+            // the container refused the handshake (a bad key or version) and answered it
+            opened.close();
+            return;
+        }
+        // streams once the handshake completes; a connection that drops before never does
+        opened.expireUnlessStarted(HANDSHAKE_MILLIS);
     }
+
+    /** How long an upgraded request may take to become an open WebSocket. */
+    private static final long HANDSHAKE_MILLIS = 30_000;
 
     @Override
     public void onOpen(Session session, EndpointConfig config) {

@@ -11,6 +11,7 @@ import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 
@@ -52,9 +53,10 @@ public final class NamespaceController implements Reconciler {
             return Result.DONE;
         }
         int remaining = 0;
-        // the kinds served now, kinds defined at run time included
+        // the kinds served now; those without a typed model (defined at run time) are not yet
+        // reachable through the typed client, and are left to the cleanup that comes with them
         for (ResourceType t : registry.all()) {
-            if (t.namespaced() && t.stored()) {
+            if (t.namespaced() && t.stored() && t.modelClass() != GenericKubernetesResource.class) {
                 remaining += deleteAll(t, ns.getMetadata().getName());
             }
         }
