@@ -11,11 +11,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * The definition of every served kind, by group, version and resource: the one place
  * shared code asks what is particular to a kind. Built-in kinds are defined at start;
  * kinds defined at run time are registered and removed as they come and go. A kind with
- * no definition of its own is served generically.
+ * no definition of its own is served generically. Beside them, the handlers of the
+ * subresources that are more than the object's own get and update.
  */
 final class KindDefinitions {
 
     private final Map<String, KindDefinition> byResource = new ConcurrentHashMap<>();
+    private final Map<String, SubresourceHandler> handlers = new ConcurrentHashMap<>();
 
     /** The definition of a kind; a generic one when it has none of its own. */
     KindDefinition of(ResourceType type) {
@@ -29,6 +31,16 @@ final class KindDefinitions {
 
     void unregister(ResourceType type) {
         byResource.remove(key(type));
+    }
+
+    /** Serves the subresource of that name, for every kind that declares it, with the handler. */
+    void serve(String subresource, SubresourceHandler handler) {
+        handlers.put(subresource, handler);
+    }
+
+    /** The handler of a subresource; null when the object's own get and update serve it. */
+    SubresourceHandler handler(String subresource) {
+        return handlers.get(subresource);
     }
 
     private static String key(ResourceType type) {

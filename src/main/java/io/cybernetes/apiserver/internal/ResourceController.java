@@ -4,7 +4,6 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.Json;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiServerProperties;
@@ -49,11 +48,12 @@ class ResourceController {
     private final ResourceDeleter deleter;
     private final ResourceLister lister;
     private final AccessReviews reviews;
-    private final TokenRequests tokenRequests;
+    private final KindDefinitions definitions;
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
-                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics,
+                       KindDefinitions definitions) {
         this.registry = registry;
         this.service = service;
         this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent);
@@ -62,7 +62,17 @@ class ResourceController {
         this.deleter = new ResourceDeleter(service);
         this.lister = new ResourceLister(service.store());
         this.reviews = new AccessReviews(authorizer, rules, tokens);
-        this.tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
+        this.definitions = definitions;
+        TokenRequests tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
+        definitions.serve("scale", ScaleSubresource::serve);
+        definitions.serve("binding", PodBinding::serve);
+        definitions.serve("token", call -> {
+            if (!call.request().method().equals("POST")) {
+                throw ApiException.methodNotAllowed();
+            }
+            return new SubresourceHandler.Answer(tokenRequests.request(call.type(), call.namespace(), call.name(),
+                    call.reader().readObject(call.request(), "TokenRequest")), 201);
+        });
     }
 
     @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
@@ -101,21 +111,11 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.pathNotFound();
         }
-        if ("scale".equals(info.subresource())) {
-            return scale(request, type, info);
-        }
-        if ("token".equals(info.subresource())) {
-            if (!method.equals("POST")) {
-                throw ApiException.methodNotAllowed();
-            }
-            ObjectNode token = tokenRequests.request(type, info.namespace(), info.name(), reader.readObject(request, "TokenRequest"));
-            return write(Format.of(request), token, 201, List.of());
-        }
-        if ("binding".equals(info.subresource())) {
-            if (!method.equals("POST")) {
-                throw ApiException.methodNotAllowed();
-            }
-            return binding(request, type, info);
+        SubresourceHandler handler = info.subresource() == null ? null : definitions.handler(info.subresource());
+        if (handler != null) {
+            SubresourceHandler.Answer answer = handler.serve(new SubresourceHandler.Call(request, type,
+                    info.namespace(), info.name(), service, reader));
+            return write(Format.of(request), answer.body(), answer.code(), List.of());
         }
         return switch (method) {
             case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
@@ -305,73 +305,6 @@ class ResourceController {
             }
         }
         return write(Format.of(request), body, 200, List.of());
-    }
-
-    private ResponseEntity<?> scale(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
-        String ns = info.namespace();
-        String name = info.name();
-        WriteOptions opts = reader.writeOptions(request);
-        ObjectNode result = switch (request.method()) {
-            case "GET" -> ScaleSubresource.toScale(service.get(type, ns, name).value());
-            case "PUT" -> {
-                ObjectNode scale = reader.readObject(request, "Scale");
-                service.decodeAs(Scale.class, "Scale", "v1", scale);
-                String rv = Json.text(scale, "metadata.resourceVersion");
-                long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
-                yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
-                        old -> ScaleSubresource.applyScale(type, old, scale)).object());
-            }
-            case "PATCH" -> {
-                PatchType pt = PatchType.fromContentType(request.contentType());
-                JsonNode patch = ResourceService.parsePatch(pt, reader.readBody(request));
-                yield ScaleSubresource.toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
-                    ObjectNode scale = ResourceService.applyPatch(pt, ScaleSubresource.toScale(old), patch);
-                    service.decodeAs(Scale.class, "Scale", "v1", scale);
-                    return ScaleSubresource.applyScale(type, old, scale);
-                }).object());
-            }
-            default -> throw ApiException.methodNotAllowed();
-        };
-        return write(Format.of(request), result, 200, List.of());
-    }
-
-    private ResponseEntity<?> binding(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
-        ObjectNode binding = reader.readObject(request, "Binding");
-        String node = Json.text(binding, "target.name");
-        if (node == null || node.isEmpty()) {
-            throw ApiException.invalid(type, info.name(), List.of(MetaValidation.required("target.name")));
-        }
-        service.guaranteedUpdate(type, info.namespace(), info.name(), "binding", 0, reader.writeOptions(request), pod -> {
-            String bound = Json.text(pod, "spec.nodeName");
-            if (bound != null && !bound.isEmpty()) {
-                throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is already assigned to node \""
-                        + bound + "\"");
-            }
-            if (Json.text(pod, "metadata.deletionTimestamp") != null) {
-                throw ApiException.conflict(type, info.name(), "pod " + info.name() + " is being deleted, cannot be assigned"
-                        + " to a host");
-            }
-            Json.child(pod, "spec").put("nodeName", node);
-            ArrayNode conditions = Json.child(pod, "status").has("conditions")
-                    ? (ArrayNode) pod.path("status").get("conditions") : Json.child(pod, "status").putArray("conditions");
-            for (int i = conditions.size() - 1; i >= 0; i--) {
-                if ("PodScheduled".equals(conditions.get(i).path("type").asString(""))) {
-                    conditions.remove(i);
-                }
-            }
-            ObjectNode c = conditions.addObject();
-            c.put("type", "PodScheduled");
-            c.put("status", "True");
-            c.put("lastTransitionTime", ResourceService.now());
-            return pod;
-        });
-        ObjectNode status = Json.object();
-        status.put("kind", "Status");
-        status.put("apiVersion", "v1");
-        status.putObject("metadata");
-        status.put("status", "Success");
-        status.put("code", 201);
-        return write(Format.of(request), status, 201, List.of());
     }
 
     // ---- responses

@@ -4,15 +4,49 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceType;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
 import java.util.List;
 
-/** The {@code autoscaling/v1 Scale} view of a workload's replicas, read and written. */
+/** {@code <kind>/scale}: the {@code autoscaling/v1 Scale} view of a workload's replicas, read and written. */
 final class ScaleSubresource {
 
     private ScaleSubresource() {
+    }
+
+    /** GET, PUT and PATCH of {@code <kind>/scale}: the Scale read from and written into the object. */
+    static SubresourceHandler.Answer serve(SubresourceHandler.Call call) throws IOException {
+        ApiCall request = call.request();
+        ResourceService service = call.service();
+        ResourceType type = call.type();
+        String ns = call.namespace();
+        String name = call.name();
+        WriteOptions opts = call.reader().writeOptions(request);
+        ObjectNode result = switch (request.method()) {
+            case "GET" -> toScale(service.get(type, ns, name).value());
+            case "PUT" -> {
+                ObjectNode scale = call.reader().readObject(request, "Scale");
+                service.decodeAs(Scale.class, "Scale", "v1", scale);
+                String rv = Json.text(scale, "metadata.resourceVersion");
+                long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
+                yield toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
+                        old -> applyScale(type, old, scale)).object());
+            }
+            case "PATCH" -> {
+                PatchType pt = PatchType.fromContentType(request.contentType());
+                JsonNode patch = ResourceService.parsePatch(pt, call.reader().readBody(request));
+                yield toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
+                    ObjectNode scale = ResourceService.applyPatch(pt, toScale(old), patch);
+                    service.decodeAs(Scale.class, "Scale", "v1", scale);
+                    return applyScale(type, old, scale);
+                }).object());
+            }
+            default -> throw ApiException.methodNotAllowed();
+        };
+        return new SubresourceHandler.Answer(result, 200);
     }
 
     static ObjectNode toScale(ObjectNode obj) {
