@@ -5,9 +5,7 @@ import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.auth.RuleResolver;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.apiserver.AuditProperties;
-import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.RequestAttributesResolver;
-import java.nio.file.Path;
 import io.cybernetes.store.Store;
 import org.springdoc.core.properties.SwaggerUiConfigProperties;
 import org.springdoc.core.properties.SwaggerUiOAuthProperties;
@@ -89,17 +87,6 @@ class ApiServerConfiguration {
         return reg;
     }
 
-    @Bean(destroyMethod = "close")
-    AuditLog auditLog(AuditProperties audit, AuthProperties auth) {
-        Path path = audit.path() != null ? audit.path() : auth.dataDir().resolve("audit.log");
-        return new AuditLog(path, audit.maxSize().toBytes(), audit.maxBackups());
-    }
-
-    @Bean
-    AuditRecorder auditRecorder(AuditProperties audit, AuditLog log) {
-        return new AuditRecorder(AuditPolicy.load(audit.policyFile()), log, audit.enabled());
-    }
-
     /** Before authentication, so refused requests are counted too. */
     @Bean
     FilterRegistrationBean<RequestMetricsFilter> requestMetricsFilter(ApiServerMetrics metrics,
@@ -108,16 +95,6 @@ class ApiServerConfiguration {
                 new RequestMetricsFilter(metrics, resolver));
         reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 11);
         reg.setAsyncSupported(true);
-        return reg;
-    }
-
-    /** Before authentication and the in-flight limit, so refused and throttled requests are recorded too. */
-    @Bean
-    FilterRegistrationBean<AuditFilter> auditFilter(AuditProperties audit, AuditRecorder recorder,
-                                                    RequestAttributesResolver resolver) {
-        FilterRegistrationBean<AuditFilter> reg = new FilterRegistrationBean<>(new AuditFilter(recorder, resolver));
-        reg.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
-        reg.setEnabled(audit.enabled());
         return reg;
     }
 

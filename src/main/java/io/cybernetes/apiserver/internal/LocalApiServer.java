@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.audit.AuditRecorder;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.auth.Authorizer;

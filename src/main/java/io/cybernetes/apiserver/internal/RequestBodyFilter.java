@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * 413 as soon as that is known; one that takes longer than the request timeout to arrive
  * is answered 504, as kube-apiserver's timeout does.
  */
-final class RequestBodyFilter extends OncePerRequestFilter {
+public final class RequestBodyFilter extends OncePerRequestFilter {
 
     /** Where the body read so far is kept for the dispatch that serves the request, and for audit. */
     static final String BODY_ATTRIBUTE = RequestBodyFilter.class.getName() + ".body";
@@ -45,12 +45,12 @@ final class RequestBodyFilter extends OncePerRequestFilter {
     }
 
     /** The body of a request this filter read, or null when it had none or was not read here. */
-    static byte[] bodyOf(HttpServletRequest request) {
+    public static byte[] bodyOf(HttpServletRequest request) {
         return request.getAttribute(BODY_ATTRIBUTE) instanceof byte[] body ? body : null;
     }
 
     /** Whether the request's body is being read now, the request to be served once it is in. */
-    static boolean isReading(HttpServletRequest request) {
+    public static boolean isReading(HttpServletRequest request) {
         return request.isAsyncStarted() && request.getAttribute(READING_ATTRIBUTE) != null;
     }
 

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.audit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.audit;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.auth.RequestAttributes;

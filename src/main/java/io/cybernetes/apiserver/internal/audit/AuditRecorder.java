@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.audit;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.auth.RequestAttributes;
@@ -15,10 +15,10 @@ import java.util.function.Supplier;
 
 /**
  * Turns one answered request — over HTTP (from {@link AuditFilter}) or in-process (from
- * {@link LocalApiServer}) — into an audit.k8s.io/v1 Event line at the level the policy
+ * {@link io.cybernetes.apiserver.internal.LocalApiServer}) — into an audit.k8s.io/v1 Event line at the level the policy
  * gives it, and hands it to the log.
  */
-final class AuditRecorder {
+public final class AuditRecorder {
 
     private static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
             .withZone(ZoneOffset.UTC);
@@ -29,7 +29,7 @@ final class AuditRecorder {
      * or null; {@code body} gives the request body as JSON text (or null), asked only
      * at level Request; {@code decision} is null when authorization did not run.
      */
-    record Entry(String auditId, UserInfo user, UserInfo impersonatedUser, RequestAttributes attributes, String requestUri, String sourceIp,
+    public record Entry(String auditId, UserInfo user, UserInfo impersonatedUser, RequestAttributes attributes, String requestUri, String sourceIp,
                  String userAgent, int code, boolean streaming, Supplier<String> body, Instant received,
                  String decision, String reason) {
     }
@@ -44,7 +44,7 @@ final class AuditRecorder {
         this.enabled = enabled;
     }
 
-    void record(Entry e) {
+    public void record(Entry e) {
         if (!enabled) {
             return;
         }
@@ -143,7 +143,7 @@ final class AuditRecorder {
     }
 
     /** Audit IDs need to be unique, not unguessable: no shared SecureRandom on every request. */
-    static String newAuditId() {
+    public static String newAuditId() {
         ThreadLocalRandom r = ThreadLocalRandom.current();
         long msb = (r.nextLong() & ~0xF000L) | 0x4000L;
         long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;

@@ -1,6 +1,7 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.audit;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.apiserver.internal.RequestBodyFilter;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
