@@ -10,13 +10,13 @@ import java.util.Map;
  * and the rules and description that hold where the field is used. {@code FREE}
  * accepts anything.
  */
-record Schema(Type type, String typeName, Map<String, Schema> properties, Schema items, Rules rules) {
+public record Schema(Type type, String typeName, Map<String, Schema> properties, Schema items, Rules rules) {
 
     /**
      * {@code INTEGER} is Go's int64, {@code INT32} its int32: a value beyond its range is
      * refused, as Go refuses it. {@code BYTES} is Go's {@code []byte}: a base64 string.
      */
-    enum Type { OBJECT, MAP, ARRAY, STRING, BYTES, INT32, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, FREE }
+    public enum Type { OBJECT, MAP, ARRAY, STRING, BYTES, INT32, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, FREE }
 
     /**
      * What a value must satisfy beyond its type, and what it means.
@@ -29,7 +29,7 @@ record Schema(Type type, String typeName, Map<String, Schema> properties, Schema
      * @param format      {@code dns-label}, {@code dns-subdomain} (names), or null
      * @param minItems    fewest items of an array
      */
-    record Rules(String description, List<String> required, Long minimum, Long maximum, List<String> enumValues,
+    public record Rules(String description, List<String> required, Long minimum, Long maximum, List<String> enumValues,
                  String format, Integer minItems) {
 
         static final Rules NONE = new Rules(null, List.of(), null, null, List.of(), null, null);

@@ -20,13 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * generated from Kubernetes' own OpenAPI, field for field), with the descriptions and
  * rules of {@link SchemaOverlay} laid over them.
  */
-final class SchemaRegistry {
+public final class SchemaRegistry {
 
     private final Map<Class<?>, Schema> byClass = new ConcurrentHashMap<>();
     private final SchemaOverlay overlay = new SchemaOverlay("schema/overlay.yaml");
 
     /** A type's own description and required properties, by type name (for publishing the type once). */
-    Schema.Rules typeRules(String typeName) {
+    public Schema.Rules typeRules(String typeName) {
         try {
             return overlay.typeRules(Class.forName(typeName).getSimpleName());
         } catch (ClassNotFoundException e) {
@@ -34,7 +34,7 @@ final class SchemaRegistry {
         }
     }
 
-    Schema of(ResourceType type) {
+    public Schema of(ResourceType type) {
         return schemaOf(type.modelClass());
     }
 

@@ -1,9 +1,11 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.openapi;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceRegistry.GroupVersion;
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.Schema;
+import io.cybernetes.apiserver.internal.SchemaRegistry;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 

@@ -1,9 +1,10 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.openapi;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceRegistry.GroupVersion;
+import io.cybernetes.apiserver.internal.SchemaRegistry;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.openapi;
 
 import com.google.protobuf.CodedOutputStream;
 import io.cybernetes.api.Json;
