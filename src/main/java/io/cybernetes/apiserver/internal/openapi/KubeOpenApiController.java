@@ -45,12 +45,12 @@ class KubeOpenApiController {
         for (GroupVersion gv : registry.groupVersions()) {
             byte[] doc = Json.MAPPER.writeValueAsBytes(openApi.v3(gv));
             documents.put(gv.path(), doc);
-            hashes.put(gv.path(), sha256(doc));
+            hashes.put(gv.path(), hash(doc));
         }
         ObjectNode v2 = openApi.v2();
         v2Json = Json.MAPPER.writeValueAsBytes(v2);
         v2Protobuf = OpenApiV2Protobuf.encode(v2);
-        v2Hash = sha256(v2Json);
+        v2Hash = hash(v2Json);
     }
 
     @GetMapping("/openapi/v3")
@@ -84,10 +84,12 @@ class KubeOpenApiController {
             case NONE -> throw ApiException.notAcceptable("only the following media types are accepted: "
                     + MediaType.APPLICATION_JSON_VALUE + ", " + OpenApiV2Protobuf.ACCEPTED);
         };
-        String etag = "\"" + v2Hash + (protobuf ? "-pb" : "") + "\"";
+        // one tag for both forms, the JSON's, as kube-openapi tags them (the forms differ by Vary: Accept)
+        String etag = "\"" + v2Hash + "\"";
         response.setHeader(HttpHeaders.ETAG, etag);
         response.setHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
-        if (etag.equals(request.getHeader(HttpHeaders.IF_NONE_MATCH))) {
+        String ifNoneMatch = request.getHeader(HttpHeaders.IF_NONE_MATCH);
+        if (ifNoneMatch != null && ifNoneMatch.contains(v2Hash)) {
             response.setStatus(304);
             return;
         }
@@ -146,10 +148,10 @@ class KubeOpenApiController {
                 .header("Cache-Control", "public, immutable").body(doc);
     }
 
-    private static String sha256(byte[] doc) {
+    /** A document's hash as kube-openapi computes it (its ETag, and v3's {@code ?hash=}): SHA-512, upper-case hex. */
+    private static String hash(byte[] doc) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(doc);
-            return HexFormat.of().withUpperCase().formatHex(d, 0, 32);
+            return HexFormat.of().withUpperCase().formatHex(MessageDigest.getInstance("SHA-512").digest(doc));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
