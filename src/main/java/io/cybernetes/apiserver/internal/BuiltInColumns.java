@@ -22,6 +22,19 @@ final class BuiltInColumns {
     private BuiltInColumns() {
     }
 
+    /** What {@code -o wide} adds for the workloads that own pods through a template: its containers, images, selector. */
+    private static final List<TableColumn> WORKLOAD_WIDE = List.of(
+            text("Containers", 1, o -> containers(o, "name")),
+            text("Images", 1, o -> containers(o, "image")),
+            text("Selector", 1, BuiltInColumns::selector));
+
+    /** A workload's columns: its own, then the wide ones. */
+    private static List<TableColumn> workload(TableColumn... own) {
+        List<TableColumn> all = new ArrayList<>(List.of(own));
+        all.addAll(WORKLOAD_WIDE);
+        return List.copyOf(all);
+    }
+
     private static final List<TableColumn> BINDING = List.of(NAME,
             text("Role", 0, o -> Json.text(o, "roleRef.kind") + "/" + Json.text(o, "roleRef.name")), AGE,
             text("Users", 1, o -> subjects(o, "User")), text("Groups", 1, o -> subjects(o, "Group")),
@@ -37,23 +50,17 @@ final class BuiltInColumns {
                     text("Node", 1, o -> orNone(Json.text(o, "spec.nodeName"))),
                     text("Nominated Node", 1, o -> orNone(Json.text(o, "status.nominatedNodeName"))),
                     text("Readiness Gates", 1, o -> "<none>")),
-            "Deployment", List.of(NAME,
+            "Deployment", workload(NAME,
                     text("Ready", 0, o -> o.path("status").path("readyReplicas").asInt(0) + "/"
                             + o.path("spec").path("replicas").asInt(1)),
                     integer("Up-to-date", o -> o.path("status").path("updatedReplicas").asInt(0)),
                     integer("Available", o -> o.path("status").path("availableReplicas").asInt(0)),
-                    AGE,
-                    text("Containers", 1, o -> containers(o, "name")),
-                    text("Images", 1, o -> containers(o, "image")),
-                    text("Selector", 1, BuiltInColumns::selector)),
-            "ReplicaSet", List.of(NAME,
+                    AGE),
+            "ReplicaSet", workload(NAME,
                     integer("Desired", o -> o.path("spec").path("replicas").asInt(1)),
                     integer("Current", o -> o.path("status").path("replicas").asInt(0)),
                     integer("Ready", o -> o.path("status").path("readyReplicas").asInt(0)),
-                    AGE,
-                    text("Containers", 1, o -> containers(o, "name")),
-                    text("Images", 1, o -> containers(o, "image")),
-                    text("Selector", 1, BuiltInColumns::selector)),
+                    AGE),
             "Node", List.of(NAME,
                     text("Status", 0, BuiltInColumns::nodeStatus),
                     text("Roles", 0, BuiltInColumns::nodeRoles),

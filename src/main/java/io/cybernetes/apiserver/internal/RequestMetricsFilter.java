@@ -3,8 +3,6 @@ package io.cybernetes.apiserver.internal;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
 import io.cybernetes.auth.UserInfo;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -36,24 +34,7 @@ final class RequestMetricsFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
         } finally {
             if (request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new AsyncListener() {
-                    @Override
-                    public void onComplete(AsyncEvent event) {
-                        record(request, response, started);
-                    }
-
-                    @Override
-                    public void onTimeout(AsyncEvent event) {
-                    }
-
-                    @Override
-                    public void onError(AsyncEvent event) {
-                    }
-
-                    @Override
-                    public void onStartAsync(AsyncEvent event) {
-                    }
-                });
+                AsyncCompletion.whenComplete(request, () -> record(request, response, started));
             } else {
                 record(request, response, started);
             }

@@ -24,6 +24,9 @@ import java.util.Map;
  */
 final class WebSocketWatch extends Endpoint {
 
+    /** How long an upgraded request may take to become an open WebSocket. */
+    private static final long HANDSHAKE_MILLIS = 30_000;
+
     private final WatchStreamer.Opened opened;
 
     private WebSocketWatch(WatchStreamer.Opened opened) {
@@ -70,9 +73,6 @@ final class WebSocketWatch extends Endpoint {
         // streams once the handshake completes; a connection that drops before never does
         opened.expireUnlessStarted(HANDSHAKE_MILLIS);
     }
-
-    /** How long an upgraded request may take to become an open WebSocket. */
-    private static final long HANDSHAKE_MILLIS = 30_000;
 
     @Override
     public void onOpen(Session session, EndpointConfig config) {

@@ -1,13 +1,12 @@
 package io.cybernetes.apiserver.internal.audit;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.apiserver.internal.AsyncCompletion;
 import io.cybernetes.apiserver.internal.RequestBodyFilter;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
 import io.cybernetes.auth.UserInfo;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -47,24 +46,7 @@ final class AuditFilter extends OncePerRequestFilter {
             if (RequestBodyFilter.isReading(request)) {
                 // the body is still arriving: the request is answered (and recorded) once it has
                 deferred = true;
-                request.getAsyncContext().addListener(new AsyncListener() {
-                    @Override
-                    public void onComplete(AsyncEvent event) {
-                        record(request, response, auditId, received);
-                    }
-
-                    @Override
-                    public void onTimeout(AsyncEvent event) {
-                    }
-
-                    @Override
-                    public void onError(AsyncEvent event) {
-                    }
-
-                    @Override
-                    public void onStartAsync(AsyncEvent event) {
-                    }
-                });
+                AsyncCompletion.whenComplete(request, () -> record(request, response, auditId, received));
             }
         } finally {
             if (!deferred) {
