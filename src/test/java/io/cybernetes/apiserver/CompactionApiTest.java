@@ -56,7 +56,8 @@ class CompactionApiTest extends ApiTestSupport {
             assertThat(WatchStream.ended(w.next(5_000))).isTrue();
         }
         // The current state is still all there.
-        assertThat(get(base).json().get("items")).hasSize(3);
+        Response current = get(base);
+        assertThat(current.json().get("items")).as(current.code() + " " + current.body()).hasSize(3);
         // The history of c0 says that compaction took its beginning.
         Response history = get("/apis/status.cybernetes.io/v1/objecthistories?apiVersion=v1&resource=configmaps"
                 + "&namespace=compaction&name=c0");
