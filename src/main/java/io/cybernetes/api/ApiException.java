@@ -145,8 +145,11 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException methodNotAllowed() {
-        return new ApiException(405, "MethodNotAllowed",
-                "the server does not allow this method on the requested resource", null, null);
+        return methodNotAllowed("the server does not allow this method on the requested resource");
+    }
+
+    public static ApiException methodNotAllowed(String message) {
+        return new ApiException(405, "MethodNotAllowed", message, null, null);
     }
 
     public static ApiException notAcceptable(String message) {

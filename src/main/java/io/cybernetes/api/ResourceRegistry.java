@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
@@ -47,24 +48,28 @@ public final class ResourceRegistry {
     private static final String AUTHORIZATION = "authorization.k8s.io";
     private static final String ADMISSION = "admissionregistration.k8s.io";
     private static final String AUTHENTICATION = "authentication.k8s.io";
+    /** The group of CustomResourceDefinitions. */
+    public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
     public static final String STATUS = "status.cybernetes.io";
 
     private volatile Snapshot snapshot;
 
     public ResourceRegistry(List<ResourceType> types) {
-        this.snapshot = new Snapshot(types);
+        this.snapshot = new Snapshot(types, 0);
     }
 
     /** The kinds at one moment, with their indexes. */
     private static final class Snapshot {
         final List<ResourceType> types;
+        final long generation;
         final Map<String, ResourceType> byPath = new LinkedHashMap<>();
         final Map<String, ResourceType> byKind = new LinkedHashMap<>();
         final Map<Class<?>, ResourceType> byModel = new LinkedHashMap<>();
 
-        Snapshot(List<ResourceType> types) {
+        Snapshot(List<ResourceType> types, long generation) {
             this.types = List.copyOf(types);
+            this.generation = generation;
             for (ResourceType t : types) {
                 byPath.put(path(t), t);
                 byKind.put(t.apiVersion() + "/" + t.kind(), t);
@@ -82,14 +87,14 @@ public final class ResourceRegistry {
         List<ResourceType> next = new ArrayList<>(snapshot.types);
         next.removeIf(t -> path(t).equals(path(type)));
         next.add(type);
-        snapshot = new Snapshot(next);
+        snapshot = new Snapshot(next, snapshot.generation + 1);
     }
 
     /** Stops serving a kind. */
     public synchronized void unregister(ResourceType type) {
         List<ResourceType> next = new ArrayList<>(snapshot.types);
         next.removeIf(t -> path(t).equals(path(type)));
-        snapshot = new Snapshot(next);
+        snapshot = new Snapshot(next, snapshot.generation + 1);
     }
 
     public static ResourceRegistry builtIn() {
@@ -127,6 +132,9 @@ public final class ResourceRegistry {
         t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
                 List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
+        t.add(new ResourceType(APIEXTENSIONS, "v1", "CustomResourceDefinition", "customresourcedefinitions",
+                "customresourcedefinition", false, List.of("crd", "crds"), List.of("api-extensions"), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, CustomResourceDefinition.class, ResourceType.STORED_VERBS));
         return new ResourceRegistry(t);
     }
 
@@ -151,6 +159,11 @@ public final class ResourceRegistry {
                                      Class<? extends HasMetadata> model) {
         return new ResourceType(group, "v1", kind, plural, kind.toLowerCase(), namespaced, shortNames, categories,
                 subresources, rule, model, ResourceType.STORED_VERBS);
+    }
+
+    /** How many times the kinds have changed: what was built from them is stale when this has moved on. */
+    public long generation() {
+        return snapshot.generation;
     }
 
     public List<ResourceType> all() {

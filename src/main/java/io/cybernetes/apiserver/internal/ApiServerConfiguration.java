@@ -32,8 +32,8 @@ class ApiServerConfiguration {
     }
 
     @Bean
-    KindDefinitions kindDefinitions(ResourceRegistry registry) {
-        return KindDefinitions.builtIn(registry);
+    KindDefinitions kindDefinitions(ResourceRegistry registry, SchemaRegistry schemas) {
+        return KindDefinitions.builtIn(registry, schemas);
     }
 
     @Bean

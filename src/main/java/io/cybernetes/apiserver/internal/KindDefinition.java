@@ -16,9 +16,11 @@ import java.util.List;
  * @param columns the Table's columns ({@code kubectl get})
  * @param policy  whether admission decides by objects of this kind
  * @param subresources what discovery reports of its subresources
+ * @param schema  how written objects are decoded, normalised and validated
+ * @param scale   where its scale subresource reads and writes replicas (null without one)
  */
 record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy,
-                      List<Subresource> subresources) {
+                      List<Subresource> subresources, KindSchema schema, ScalePaths scale) {
 
     /** The columns of a kind that names none: its name and age. */
     static final List<TableColumn> DEFAULT_COLUMNS = List.of(TableColumn.NAME, TableColumn.AGE);
@@ -28,8 +30,12 @@ record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn
         subresources = List.copyOf(subresources);
     }
 
-    /** A kind with nothing of its own: the generic strategy, name and age columns, not policy; the subresources it declares. */
-    static KindDefinition generic(ResourceType type) {
-        return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false, Subresource.of(type));
+    /**
+     * A kind with nothing of its own: the generic strategy, name and age columns, not
+     * policy; the subresources it declares; the schema of its model.
+     */
+    static KindDefinition generic(ResourceType type, Schema schema) {
+        return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false, Subresource.of(type),
+                new TypedSchema(schema), type.hasSubresource("scale") ? ScalePaths.WORKLOAD : null);
     }
 }

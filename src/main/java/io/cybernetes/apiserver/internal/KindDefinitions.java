@@ -18,11 +18,21 @@ final class KindDefinitions {
 
     private final Map<String, KindDefinition> byResource = new ConcurrentHashMap<>();
     private final Map<String, SubresourceHandler> handlers = new ConcurrentHashMap<>();
+    private final SchemaRegistry schemas;
+
+    KindDefinitions(SchemaRegistry schemas) {
+        this.schemas = schemas;
+    }
 
     /** The definition of a kind; a generic one when it has none of its own. */
     KindDefinition of(ResourceType type) {
         KindDefinition d = byResource.get(key(type));
-        return d != null ? d : KindDefinition.generic(type);
+        return d != null ? d : KindDefinition.generic(type, schemas.of(type));
+    }
+
+    /** The schemas of the built-in kinds' models. */
+    SchemaRegistry schemas() {
+        return schemas;
     }
 
     void register(KindDefinition definition) {
@@ -64,18 +74,20 @@ final class KindDefinitions {
             Map.entry("ClusterRoleBinding", new RbacStrategy(true, true)),
             Map.entry("MutatingWebhookConfiguration", new WebhookConfigurationStrategy()),
             Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()),
-            Map.entry("PriorityClass", new PriorityClassStrategy()));
+            Map.entry("PriorityClass", new PriorityClassStrategy()),
+            Map.entry("CustomResourceDefinition", new CrdStrategy()));
 
     /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
-    static KindDefinitions builtIn(ResourceRegistry registry) {
-        KindDefinitions definitions = new KindDefinitions();
+    static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {
+        KindDefinitions definitions = new KindDefinitions(schemas);
         for (ResourceType t : registry.all()) {
             if (t.group().equals(ResourceRegistry.STATUS)) {
                 continue;
             }
             definitions.register(new KindDefinition(t, STRATEGIES.getOrDefault(t.kind(), KindStrategy.DEFAULT),
                     BuiltInColumns.BY_KIND.getOrDefault(t.kind(), KindDefinition.DEFAULT_COLUMNS),
-                    POLICY.contains(t.kind()), Subresource.of(t)));
+                    POLICY.contains(t.kind()), Subresource.of(t), new TypedSchema(schemas.of(t)),
+                    t.hasSubresource("scale") ? ScalePaths.WORKLOAD : null));
         }
         return definitions;
     }

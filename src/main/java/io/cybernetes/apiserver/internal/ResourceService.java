@@ -75,7 +75,7 @@ final class ResourceService {
             throw ApiException.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
                     + type.kind() + ": metadata must be an object");
         }
-        return StrictDecoder.decode(body, schemas.of(type), type, opts.fieldValidation(), opts.duplicateFields());
+        return definitions.of(type).schema().decode(type, body, opts.fieldValidation(), opts.duplicateFields());
     }
 
     /**
@@ -115,7 +115,7 @@ final class ResourceService {
                 && generateName != null && !generateName.isEmpty();
         KindStrategy strategy = definitions.of(type).strategy();
         strategy.prepareForCreate(body);
-        fillEmptyStructs(type, body);
+        definitions.of(type).schema().normalize(body);
         meta.put("uid", UUID.randomUUID().toString());
         meta.put("creationTimestamp", now());
         if (strategy.tracksGeneration()) {
@@ -180,7 +180,7 @@ final class ResourceService {
         ObjectNode meta = (ObjectNode) body.get("metadata");
         MetaValidation.validateName(Json.text(meta, "name"), type.nameRule(), "metadata.name", causes);
         MetaValidation.validateMeta(meta, causes);
-        SchemaValidator.validate(body, schemas.of(type), "", causes);
+        definitions.of(type).schema().validate(body, null, causes);
         strategy.validate(body, causes);
         if (!causes.isEmpty()) {
             throw ApiException.invalid(type, Json.text(meta, "name"), distinct(causes));
@@ -328,9 +328,10 @@ final class ResourceService {
         meta.remove("selfLink");
         KindStrategy strategy = definitions.of(type).strategy();
         strategy.prepareForUpdate(updated, old);
-        fillEmptyStructs(type, updated);
+        KindSchema schema = definitions.of(type).schema();
+        schema.normalize(updated);
         MetaValidation.validateMeta(meta, causes);
-        SchemaValidator.validate(updated, schemas.of(type), "", causes);
+        schema.validate(updated, old, causes);
         strategy.validateUpdate(updated, old, subresource, causes);
         if (Json.text(oldMeta, "deletionTimestamp") != null) {
             List<String> oldF = Json.strings(oldMeta.get("finalizers"));
@@ -347,52 +348,6 @@ final class ResourceService {
         }
         if (strategy.tracksGeneration() && !specOf(old).equals(specOf(updated))) {
             meta.put("generation", oldMeta.path("generation").asLong(1) + 1);
-        }
-    }
-
-    /**
-     * The object as Go's JSON encoding of the kind's types writes it. {@code spec} and
-     * {@code status} are struct fields, so present on every object (empty as {@code {}})
-     * where the kind has them, as a client that reads them (the Python client's models)
-     * expects; maps are {@code omitempty} in every Kubernetes type, so an empty or null map
-     * ({@code annotations: {}}, as kubectl's diff patches send) is left out.
-     */
-    private void fillEmptyStructs(ResourceType type, ObjectNode body) {
-        Schema schema = schemas.of(type);
-        Map<String, Schema> fields = schema.properties();
-        for (String field : List.of("spec", "status")) {
-            Schema s = fields == null ? null : fields.get(field);
-            if (s != null && s.type() == Schema.Type.OBJECT && !body.hasNonNull(field)) {
-                body.putObject(field);
-            }
-        }
-        dropEmptyMaps(body, schema);
-    }
-
-    private static void dropEmptyMaps(JsonNode value, Schema schema) {
-        if (schema == null || value == null) {
-            return;
-        }
-        switch (schema.type()) {
-            case OBJECT -> {
-                if (value instanceof ObjectNode o && schema.properties() != null) {
-                    List<String> empty = new ArrayList<>();
-                    for (Map.Entry<String, JsonNode> e : o.properties()) {
-                        Schema field = schema.properties().get(e.getKey());
-                        if (field != null && field.type() == Schema.Type.MAP
-                                && (e.getValue().isNull() || e.getValue().isObject() && e.getValue().isEmpty())) {
-                            empty.add(e.getKey());
-                        } else {
-                            dropEmptyMaps(e.getValue(), field);
-                        }
-                    }
-                    o.remove(empty);
-                }
-            }
-            case ARRAY -> value.forEach(item -> dropEmptyMaps(item, schema.items()));
-            case MAP -> value.forEach(item -> dropEmptyMaps(item, schema.items()));
-            default -> {
-            }
         }
     }
 
@@ -467,6 +422,10 @@ final class ResourceService {
 
     Outcome patch(ResourceType type, String namespace, String name, String subresource, PatchType patchType,
                   byte[] body, WriteOptions opts) {
+        if (patchType == PatchType.STRATEGIC && !definitions.of(type).schema().strategicMerge()) {
+            throw ApiException.unsupportedMediaType(List.of("application/json-patch+json",
+                    "application/merge-patch+json", "application/apply-patch+yaml"));
+        }
         JsonNode patch = parsePatch(patchType, body);
         long expected = 0;
         if (patch.isObject()) {

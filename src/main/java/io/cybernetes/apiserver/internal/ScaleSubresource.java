@@ -2,7 +2,6 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
-import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import tools.jackson.databind.JsonNode;
@@ -25,23 +24,24 @@ final class ScaleSubresource {
         String ns = call.namespace();
         String name = call.name();
         WriteOptions opts = call.reader().writeOptions(request);
+        ScalePaths paths = service.definition(type).scale();
         ObjectNode result = switch (request.method()) {
-            case "GET" -> toScale(service.get(type, ns, name).value());
+            case "GET" -> toScale(paths, service.get(type, ns, name).value());
             case "PUT" -> {
                 ObjectNode scale = call.reader().readObject(request, "Scale");
                 service.decodeAs(Scale.class, "Scale", "v1", scale);
                 String rv = Json.text(scale, "metadata.resourceVersion");
                 long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
-                yield toScale(service.guaranteedUpdate(type, ns, name, expected, opts,
-                        old -> applyScale(type, old, scale)).object());
+                yield toScale(paths, service.guaranteedUpdate(type, ns, name, expected, opts,
+                        old -> applyScale(type, paths, old, scale)).object());
             }
             case "PATCH" -> {
                 PatchType pt = PatchType.fromContentType(request.contentType());
                 JsonNode patch = ResourceService.parsePatch(pt, call.reader().readBody(request));
-                yield toScale(service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
-                    ObjectNode scale = ResourceService.applyPatch(pt, toScale(old), patch);
+                yield toScale(paths, service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
+                    ObjectNode scale = ResourceService.applyPatch(pt, toScale(paths, old), patch);
                     service.decodeAs(Scale.class, "Scale", "v1", scale);
-                    return applyScale(type, old, scale);
+                    return applyScale(type, paths, old, scale);
                 }).object());
             }
             default -> throw ApiException.methodNotAllowed();
@@ -49,7 +49,7 @@ final class ScaleSubresource {
         return new SubresourceHandler.Answer(result, 200);
     }
 
-    static ObjectNode toScale(ObjectNode obj) {
+    static ObjectNode toScale(ScalePaths paths, ObjectNode obj) {
         ObjectNode scale = Json.object();
         scale.put("kind", "Scale");
         scale.put("apiVersion", "autoscaling/v1");
@@ -59,15 +59,18 @@ final class ScaleSubresource {
                 meta.set(f, obj.path("metadata").get(f));
             }
         }
-        scale.putObject("spec").put("replicas", obj.path("spec").path("replicas").asInt(1));
+        scale.putObject("spec").put("replicas", paths.specReplicas(obj));
         ObjectNode status = scale.putObject("status");
-        status.put("replicas", obj.path("status").path("replicas").asInt(0));
-        status.put("selector", LabelSelector.fromObject(obj.path("spec").path("selector")).toString());
+        status.put("replicas", paths.statusReplicas(obj));
+        String selector = paths.selector(obj);
+        if (!selector.isEmpty()) {
+            status.put("selector", selector);
+        }
         return scale;
     }
 
     /** Applies a written Scale (already patched or sent whole) to the workload. */
-    static ObjectNode applyScale(ResourceType type, ObjectNode obj, JsonNode scale) {
+    static ObjectNode applyScale(ResourceType type, ScalePaths paths, ObjectNode obj, JsonNode scale) {
         if (scale.has("kind") && !"Scale".equals(Json.text(scale, "kind"))) {
             throw ApiException.badRequest("the kind in the data (" + Json.text(scale, "kind")
                     + ") does not match the expected kind (Scale)");
@@ -81,7 +84,7 @@ final class ScaleSubresource {
             throw ApiException.invalid(type, Json.text(obj, "metadata.name"), List.of(MetaValidation.invalid(
                     "spec.replicas", replicas.asString(), "must be greater than or equal to 0")));
         }
-        Json.child(obj, "spec").put("replicas", replicas.asInt());
+        paths.setSpecReplicas(obj, replicas.asInt());
         return obj;
     }
 }

@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SchemaRegistry {
 
     private final Map<Class<?>, Schema> byClass = new ConcurrentHashMap<>();
+    /** The OpenAPI schemas of custom resources, as their CRDs write them, by group, version and resource. */
+    private final Map<String, tools.jackson.databind.JsonNode> custom = new ConcurrentHashMap<>();
     private final SchemaOverlay overlay = new SchemaOverlay("schema/overlay.yaml");
 
     /** A type's own description and required properties, by type name (for publishing the type once). */
@@ -38,7 +40,26 @@ public final class SchemaRegistry {
         return schemaOf(type.modelClass());
     }
 
-    Schema schemaOf(Class<?> cls) {
+    /** Publishes a custom resource's schema (its CRD's openAPIV3Schema) from now on. */
+    void putCustom(ResourceType type, tools.jackson.databind.JsonNode openApiV3Schema) {
+        custom.put(key(type), openApiV3Schema);
+    }
+
+    void removeCustom(ResourceType type) {
+        custom.remove(key(type));
+    }
+
+    /** The schema of a custom resource as its CRD wrote it, or null for a built-in kind. */
+    public tools.jackson.databind.JsonNode custom(ResourceType type) {
+        return custom.get(key(type));
+    }
+
+    private static String key(ResourceType type) {
+        return type.group() + "/" + type.version() + "/" + type.plural();
+    }
+
+    /** The schema derived from a model class. */
+    public Schema schemaOf(Class<?> cls) {
         Schema s = byClass.get(cls);
         if (s != null) {
             return s;
@@ -128,7 +149,9 @@ public final class SchemaRegistry {
         if (c == Quantity.class) {
             return Schema.scalar(Schema.Type.QUANTITY);
         }
-        if (c == Object.class || c.isInterface() || !c.getPackageName().startsWith("io.fabric8")) {
+        // JSONSchemaPropsOrBool and its kin: a schema or a bool (or array), decoded by hand in Go
+        if (c == Object.class || c.isInterface() || !c.getPackageName().startsWith("io.fabric8")
+                || c.getSimpleName().startsWith("JSONSchemaPropsOr")) {
             return Schema.scalar(Schema.Type.FREE);
         }
         return schemaOf(c);

@@ -36,14 +36,27 @@ final class StrictDecoder {
     /** As {@link #decode(ObjectNode, Schema, ResourceType, FieldValidation, List)}, for a body of any kind. */
     static List<String> decode(ObjectNode object, Schema schema, String kind, String version, FieldValidation mode,
                                List<String> duplicateFields) {
+        return report(kind, version, mode, unknownFields(object, schema, kind, version), duplicateFields);
+    }
+
+    /** Drops the fields the schema does not know; returns their paths. Throws 400 on a type error. */
+    static List<String> unknownFields(ObjectNode object, Schema schema, String kind, String version) {
         List<String> unknown = new ArrayList<>();
         List<String> typeErrors = new ArrayList<>();
         walk(object, schema, new Place("", "", simpleName(schema.typeName())), unknown, typeErrors);
-        String prefix = kind + " in version \"" + version + "\" cannot be handled as a " + kind + ": ";
         if (!typeErrors.isEmpty()) {
             // as Go's decoder, which reports the first value it could not take
-            throw ApiException.badRequest(prefix + typeErrors.get(0));
+            throw ApiException.badRequest(prefix(kind, version) + typeErrors.get(0));
         }
+        return unknown;
+    }
+
+    /**
+     * What field validation makes of the unknown and duplicate fields found: nothing
+     * (Ignore), warnings (Warn), or a 400 naming them all (Strict).
+     */
+    static List<String> report(String kind, String version, FieldValidation mode, List<String> unknown,
+                               List<String> duplicateFields) {
         if (mode == FieldValidation.IGNORE) {
             return List.of();
         }
@@ -51,9 +64,13 @@ final class StrictDecoder {
         unknown.forEach(u -> problems.add("unknown field " + GoStrings.quote(u)));
         duplicateFields.forEach(d -> problems.add("duplicate field " + GoStrings.quote(d)));
         if (mode == FieldValidation.STRICT && !problems.isEmpty()) {
-            throw ApiException.badRequest(prefix + "strict decoding error: " + String.join(", ", problems));
+            throw ApiException.badRequest(prefix(kind, version) + "strict decoding error: " + String.join(", ", problems));
         }
         return problems;
+    }
+
+    private static String prefix(String kind, String version) {
+        return kind + " in version \"" + version + "\" cannot be handled as a " + kind + ": ";
     }
 
     /**

@@ -50,6 +50,8 @@ final class TableConvertor {
                 Object v = c.cell().apply(o);
                 if (v instanceof Integer i) {
                     cells.add(i);
+                } else if (v instanceof JsonNode n) {
+                    cells.add(n);
                 } else {
                     cells.add(v == null ? "" : v.toString());
                 }

@@ -85,7 +85,9 @@ final class KubeOpenApi {
             if (t.view()) {
                 continue;
             }
-            String ref = definition(schemas.of(t), flavor, definitions);
+            tools.jackson.databind.JsonNode custom = schemas.custom(t);
+            String ref = custom != null ? customDefinition(t, custom, flavor, definitions)
+                    : definition(schemas.of(t), flavor, definitions);
             ObjectNode kindSchema = (ObjectNode) definitions.get(ref);
             gvkOf(kindSchema.putArray("x-kubernetes-group-version-kind").addObject(), t);
             String base = "/" + gv.path() + (t.namespaced() ? "/namespaces/{namespace}/" : "/") + t.plural();
@@ -183,6 +185,45 @@ final class KubeOpenApi {
         op.put("x-kubernetes-action", action);
         gvkOf(op.putObject("x-kubernetes-group-version-kind"), t);
         return op;
+    }
+
+    private static final String METADATA_DESCRIPTION = "Standard object's metadata. More info:"
+            + " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+    /**
+     * Adds a custom resource's schema, as its CRD wrote it, under the name Kubernetes gives
+     * it (the group reversed, then version and kind: {@code com.example.v1.Widget}), with
+     * apiVersion, kind and a reference to ObjectMeta as kube-apiserver adds them; returns
+     * its name.
+     */
+    private String customDefinition(ResourceType t, tools.jackson.databind.JsonNode raw, Flavor flavor,
+                                    ObjectNode definitions) {
+        List<String> parts = new java.util.ArrayList<>(List.of(t.group().split("\\.")));
+        java.util.Collections.reverse(parts);
+        String name = String.join(".", parts) + "." + t.version() + "." + t.kind();
+        ObjectNode schema = raw.isObject() ? (ObjectNode) raw.deepCopy() : Json.object();
+        ObjectNode props = Json.child(schema, "properties");
+        props.putObject("apiVersion").put("type", "string").put("description", "APIVersion defines the versioned"
+                + " schema of this representation of an object. Servers should convert recognized schemas to the"
+                + " latest internal value, and may reject unrecognized values. More info:"
+                + " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources");
+        props.putObject("kind").put("type", "string").put("description", "Kind is a string value representing the"
+                + " REST resource this object represents. Servers may infer this from the endpoint the client submits"
+                + " requests to. Cannot be updated. In CamelCase. More info:"
+                + " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds");
+        String meta = definition(schemas.schemaOf(io.fabric8.kubernetes.api.model.ObjectMeta.class), flavor,
+                definitions);
+        ObjectNode ref = Json.object().put("$ref", flavor.refPrefix + meta);
+        ObjectNode metadata = Json.object();
+        if (flavor == Flavor.V3) {
+            metadata.putArray("allOf").add(ref);
+        } else {
+            metadata.setAll(ref);
+        }
+        metadata.put("description", METADATA_DESCRIPTION);
+        props.set("metadata", metadata);
+        definitions.set(name, schema);
+        return name;
     }
 
     /** Adds the schema (and everything it references) to the definitions; returns its name. */

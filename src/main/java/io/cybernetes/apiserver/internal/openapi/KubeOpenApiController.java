@@ -34,30 +34,54 @@ import java.util.Map;
 @RestController
 class KubeOpenApiController {
 
-    private final Map<String, byte[]> documents = new LinkedHashMap<>();
-    private final Map<String, String> hashes = new LinkedHashMap<>();
-    private final byte[] v2Json;
-    private final byte[] v2Protobuf;
-    private final String v2Hash;
+    private final ResourceRegistry registry;
+    private final KubeOpenApi openApi;
+    private volatile Documents current;
+
+    /** The documents of one generation of the served kinds. */
+    private record Documents(long generation, Map<String, byte[]> documents, Map<String, String> hashes,
+                             byte[] v2Json, byte[] v2Protobuf, String v2Hash) {
+    }
 
     KubeOpenApiController(ResourceRegistry registry, SchemaRegistry schemas) {
-        KubeOpenApi openApi = new KubeOpenApi(registry, schemas);
+        this.registry = registry;
+        this.openApi = new KubeOpenApi(registry, schemas);
+        this.current = build();
+    }
+
+    /** The documents of the kinds served now: built again when kinds have come or gone (a CRD). */
+    private Documents documents() {
+        Documents d = current;
+        if (d.generation() == registry.generation()) {
+            return d;
+        }
+        synchronized (this) {
+            if (current.generation() != registry.generation()) {
+                current = build();
+            }
+            return current;
+        }
+    }
+
+    private Documents build() {
+        long generation = registry.generation();
+        Map<String, byte[]> documents = new LinkedHashMap<>();
+        Map<String, String> hashes = new LinkedHashMap<>();
         for (GroupVersion gv : registry.groupVersions()) {
             byte[] doc = Json.MAPPER.writeValueAsBytes(openApi.v3(gv));
             documents.put(gv.path(), doc);
             hashes.put(gv.path(), hash(doc));
         }
         ObjectNode v2 = openApi.v2();
-        v2Json = Json.MAPPER.writeValueAsBytes(v2);
-        v2Protobuf = OpenApiV2Protobuf.encode(v2);
-        v2Hash = hash(v2Json);
+        byte[] v2Json = Json.MAPPER.writeValueAsBytes(v2);
+        return new Documents(generation, documents, hashes, v2Json, OpenApiV2Protobuf.encode(v2), hash(v2Json));
     }
 
     @GetMapping("/openapi/v3")
     ResponseEntity<byte[]> index() {
         ObjectNode o = Json.object();
         ObjectNode paths = o.putObject("paths");
-        hashes.forEach((path, hash) -> paths.putObject(path).put("serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash));
+        documents().hashes().forEach((path, hash) -> paths.putObject(path).put("serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash));
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(o));
     }
 
@@ -85,15 +109,16 @@ class KubeOpenApiController {
                     + MediaType.APPLICATION_JSON_VALUE + ", " + OpenApiV2Protobuf.ACCEPTED);
         };
         // one tag for both forms, the JSON's, as kube-openapi tags them (the forms differ by Vary: Accept)
-        String etag = "\"" + v2Hash + "\"";
+        Documents docs = documents();
+        String etag = "\"" + docs.v2Hash() + "\"";
         response.setHeader(HttpHeaders.ETAG, etag);
         response.setHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
         String ifNoneMatch = request.getHeader(HttpHeaders.IF_NONE_MATCH);
-        if (ifNoneMatch != null && ifNoneMatch.contains(v2Hash)) {
+        if (ifNoneMatch != null && ifNoneMatch.contains(docs.v2Hash())) {
             response.setStatus(304);
             return;
         }
-        byte[] body = protobuf ? v2Protobuf : v2Json;
+        byte[] body = protobuf ? docs.v2Protobuf() : docs.v2Json();
         response.setStatus(200);
         response.setContentType(protobuf ? OpenApiV2Protobuf.MEDIA_TYPE : MediaType.APPLICATION_JSON_VALUE);
         response.setContentLength(body.length);
@@ -140,7 +165,8 @@ class KubeOpenApiController {
     }
 
     private ResponseEntity<byte[]> doc(String path) {
-        byte[] doc = documents.get(path);
+        Documents docs = documents();
+        byte[] doc = docs.documents().get(path);
         if (doc == null) {
             throw ApiException.pathNotFound();
         }

@@ -1,0 +1,67 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.apiextensions.CustomResourceValues;
+import io.cybernetes.apiserver.internal.apiextensions.StructuralSchema;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The schema of a custom resource: its metadata decoded as ObjectMeta (a value of the
+ * wrong type a 400, as for every kind), everything else pruned by the CRD's structural
+ * schema (unknown fields reported as field validation asks), defaulted, then validated
+ * with the schema's value constraints and its CEL rules.
+ */
+final class CustomResourceSchema implements KindSchema {
+
+    private final StructuralSchema schema;
+    private final Schema envelope;
+
+    CustomResourceSchema(StructuralSchema schema, SchemaRegistry schemas) {
+        this.schema = schema;
+        this.envelope = new Schema(Schema.Type.OBJECT, "io.fabric8.kubernetes.api.model.GenericKubernetesResource",
+                Map.of("apiVersion", Schema.scalar(Schema.Type.STRING), "kind", Schema.scalar(Schema.Type.STRING),
+                        "metadata", schemas.schemaOf(ObjectMeta.class)), null);
+    }
+
+    StructuralSchema structural() {
+        return schema;
+    }
+
+    @Override
+    public List<String> decode(ResourceType type, ObjectNode body, StrictDecoder.FieldValidation mode,
+                               List<String> duplicateFields) {
+        ObjectNode typeAndMeta = body.objectNode();
+        for (String f : List.of("apiVersion", "kind", "metadata")) {
+            if (body.has(f)) {
+                typeAndMeta.set(f, body.get(f));
+            }
+        }
+        List<String> unknown = new ArrayList<>(StrictDecoder.unknownFields(typeAndMeta, envelope, type.kind(),
+                type.version()));
+        unknown.addAll(CustomResourceValues.prune(body, schema));
+        return StrictDecoder.report(type.kind(), type.version(), mode, unknown, duplicateFields);
+    }
+
+    @Override
+    public boolean strategicMerge() {
+        return false;
+    }
+
+    @Override
+    public void normalize(ObjectNode body) {
+        CustomResourceValues.applyDefaults(body, schema);
+    }
+
+    @Override
+    public void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes) {
+        CustomResourceValues.validate(body, schema, causes);
+    }
+
+}

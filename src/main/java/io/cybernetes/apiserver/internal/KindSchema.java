@@ -1,0 +1,36 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.ResourceType;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+
+/**
+ * How a kind's schema treats a written object: decoding (type errors, unknown fields
+ * dropped and reported as field validation asks), the server's normalising (Go's empty
+ * structs for built-ins, the schema's defaults for custom resources) and validation
+ * against the schema. A built-in kind's schema is its Go types ({@link TypedSchema});
+ * a custom resource's is its CRD's structural schema.
+ */
+interface KindSchema {
+
+    /**
+     * Decodes a written body in place; returns the field-validation warnings (unknown or
+     * duplicate fields) unless they are ignored. Throws 400 for a value its field cannot
+     * hold, or, under Strict, for any unknown or duplicate field.
+     */
+    List<String> decode(ResourceType type, ObjectNode body, StrictDecoder.FieldValidation mode,
+                        List<String> duplicateFields);
+
+    /** Fills in what the server fills in before validation. */
+    void normalize(ObjectNode body);
+
+    /** Validates a new object (old null) or an update; adds the 422 causes. */
+    void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes);
+
+    /** Whether strategic merge patches apply (they need Go struct tags; custom resources have none). */
+    default boolean strategicMerge() {
+        return true;
+    }
+}

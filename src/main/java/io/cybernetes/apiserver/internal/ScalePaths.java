@@ -1,0 +1,53 @@
+package io.cybernetes.apiserver.internal;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Where a kind's scale subresource finds replicas, as a CRD's {@code subresources.scale}
+ * says it: the desired count under spec, the observed one under status, and the label
+ * selector as a string ({@code null}: the workloads' own {@code spec.selector} object,
+ * written out as a selector string).
+ */
+record ScalePaths(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
+
+    /** Deployments and ReplicaSets. */
+    static final ScalePaths WORKLOAD = new ScalePaths(".spec.replicas", ".status.replicas", null);
+
+    int specReplicas(JsonNode obj) {
+        return at(obj, specReplicasPath).asInt(0);
+    }
+
+    int statusReplicas(JsonNode obj) {
+        return at(obj, statusReplicasPath).asInt(0);
+    }
+
+    /** The selector string a Scale reports; empty when the object has none. */
+    String selector(JsonNode obj) {
+        if (labelSelectorPath == null) {
+            return LabelSelector.fromObject(obj.path("spec").path("selector")).toString();
+        }
+        JsonNode s = at(obj, labelSelectorPath);
+        return s.isString() ? s.asString() : "";
+    }
+
+    /** Writes the desired count, making the objects on the way. */
+    void setSpecReplicas(ObjectNode obj, int replicas) {
+        String[] parts = specReplicasPath.substring(1).split("\\.");
+        ObjectNode o = obj;
+        for (int i = 0; i < parts.length - 1; i++) {
+            o = Json.child(o, parts[i]);
+        }
+        o.put(parts[parts.length - 1], replicas);
+    }
+
+    private static JsonNode at(JsonNode obj, String path) {
+        JsonNode n = obj;
+        for (String part : path.substring(1).split("\\.")) {
+            n = n.path(part);
+        }
+        return n;
+    }
+}

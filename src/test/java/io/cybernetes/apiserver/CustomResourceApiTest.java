@@ -1,0 +1,393 @@
+package io.cybernetes.apiserver;
+
+import io.cybernetes.api.Json;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * CustomResourceDefinitions over HTTP: a CRD is validated, accepted and established,
+ * then its kind is served at its paths, in discovery and in OpenAPI, with its schema's
+ * pruning, defaulting and validation, its status and scale subresources and its printer
+ * columns; a deleted CRD takes its instances with it. Each test has a group of its own
+ * (the server is shared by the test classes).
+ */
+class CustomResourceApiTest extends ApiTestSupport {
+
+    static final String CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+    /** A namespaced kind Widget (plural widgets, short name wd) of the group, with status and scale. */
+    static String widgetCrd(String group) {
+        return """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata:
+                  name: widgets.%s
+                spec:
+                  group: %s
+                  scope: Namespaced
+                  names:
+                    plural: widgets
+                    singular: widget
+                    kind: Widget
+                    shortNames: [wd]
+                    categories: [toys]
+                  versions:
+                  - name: v1
+                    served: true
+                    storage: true
+                    subresources:
+                      status: {}
+                      scale:
+                        specReplicasPath: .spec.replicas
+                        statusReplicasPath: .status.replicas
+                        labelSelectorPath: .status.selector
+                    additionalPrinterColumns:
+                    - name: Color
+                      type: string
+                      jsonPath: .spec.color
+                    - name: Replicas
+                      type: integer
+                      jsonPath: .spec.replicas
+                    - name: Ready
+                      type: string
+                      priority: 1
+                      jsonPath: .status.conditions[?(@.type=="Ready")].status
+                    schema:
+                      openAPIV3Schema:
+                        type: object
+                        properties:
+                          spec:
+                            type: object
+                            required: [color]
+                            properties:
+                              color:
+                                type: string
+                                enum: [red, green, blue]
+                              size:
+                                type: string
+                                default: medium
+                                pattern: '^(small|medium|large)$'
+                              replicas:
+                                type: integer
+                                minimum: 0
+                                maximum: 10
+                                default: 1
+                              tags:
+                                type: array
+                                maxItems: 3
+                                x-kubernetes-list-type: set
+                                items:
+                                  type: string
+                                  maxLength: 5
+                              labels:
+                                type: object
+                                additionalProperties:
+                                  type: string
+                              anything:
+                                type: object
+                                x-kubernetes-preserve-unknown-fields: true
+                          status:
+                            type: object
+                            properties:
+                              replicas:
+                                type: integer
+                              selector:
+                                type: string
+                              conditions:
+                                type: array
+                                items:
+                                  type: object
+                                  properties:
+                                    type: {type: string}
+                                    status: {type: string}
+                """.formatted(group, group);
+    }
+
+    private Response postYaml(String path, String yaml) {
+        return call("POST", path, "application/yaml", yaml);
+    }
+
+    /** Creates the CRD and waits until its kind is served. */
+    private void establish(String group) {
+        Response created = postYaml(CRDS, widgetCrd(group));
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        eventually(() -> assertThat(get("/apis/" + group + "/v1/namespaces/default/widgets").code()).isEqualTo(200));
+    }
+
+    private static String widget(String group, String name, String spec) {
+        return "{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"" + name
+                + "\"},\"spec\":" + spec + "}";
+    }
+
+    @Test
+    void anEstablishedCrdServesItsKindWithDefaultsAndPruning() {
+        String group = "served.example.com";
+        establish(group);
+        JsonNode crd = get(CRDS + "/widgets." + group).json();
+        assertThat(conditions(crd)).contains("NamesAccepted=True/NoConflicts", "Established=True/InitialNamesAccepted");
+        assertThat(Json.text(crd, "status.acceptedNames.kind")).isEqualTo("Widget");
+        assertThat(Json.strings(crd.path("status").get("storedVersions"))).containsExactly("v1");
+
+        String base = "/apis/" + group + "/v1/namespaces/default/widgets";
+        Response created = post(base, widget(group, "w1", "{\"color\":\"red\",\"mystery\":1,"
+                + "\"anything\":{\"kept\":true}}"));
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(created.text("spec.size")).isEqualTo("medium");
+        assertThat(created.text("spec.replicas")).isEqualTo("1");
+        assertThat(created.json().path("spec").has("mystery")).isFalse();
+        assertThat(created.text("spec.anything.kept")).isEqualTo("true");
+        assertThat(created.text("metadata.generation")).isEqualTo("1");
+        assertThat(created.text("apiVersion")).isEqualTo(group + "/v1");
+
+        Response got = get(base + "/w1");
+        assertThat(got.text("spec.color")).isEqualTo("red");
+        Response list = get(base + "?labelSelector=missing%3Dlabel");
+        assertThat(list.text("kind")).isEqualTo("WidgetList");
+        assertThat(list.json().path("items")).isEmpty();
+        assertThat(get("/apis/" + group + "/v1/widgets?fieldSelector=metadata.name%3Dw1").json().path("items"))
+                .hasSize(1);
+
+        Response strict = post(base + "?fieldValidation=Strict", widget(group, "w2", "{\"color\":\"red\",\"bogus\":1}"));
+        assertThat(strict.code()).isEqualTo(400);
+        assertThat(strict.text("message")).isEqualTo("Widget in version \"v1\" cannot be handled as a Widget: strict"
+                + " decoding error: unknown field \"spec.bogus\"");
+        Response warned = post(base + "?fieldValidation=Warn", widget(group, "w2", "{\"color\":\"red\",\"bogus\":1}"));
+        assertThat(warned.code()).isEqualTo(201);
+        assertThat(warned.headers().allValues("Warning")).anyMatch(w -> w.contains("unknown field \\\"spec.bogus\\\"")
+                || w.contains("unknown field \"spec.bogus\""));
+
+        Response merged = patch(base + "/w1", "application/merge-patch+json", "{\"spec\":{\"color\":\"blue\"}}");
+        assertThat(merged.code()).as(merged.body()).isEqualTo(200);
+        assertThat(merged.text("metadata.generation")).isEqualTo("2");
+        Response jsonPatch = patch(base + "/w1", "application/json-patch+json",
+                "[{\"op\":\"replace\",\"path\":\"/spec/size\",\"value\":\"large\"}]");
+        assertThat(jsonPatch.text("spec.size")).isEqualTo("large");
+        Response strategic = patch(base + "/w1", "application/strategic-merge-patch+json", "{\"spec\":{}}");
+        assertThat(strategic.code()).isEqualTo(415);
+        assertThat(strategic.text("message")).isEqualTo("the body of the request was in an unknown format - accepted"
+                + " media types include: application/json-patch+json, application/merge-patch+json,"
+                + " application/apply-patch+yaml");
+
+        assertThat(delete(base + "/w2").code()).isEqualTo(200);
+        assertThat(call("DELETE", base, null, null).code()).isEqualTo(200);
+        assertThat(get(base).json().path("items")).isEmpty();
+    }
+
+    @Test
+    void instancesAreValidatedAsKubernetesWordsIt() {
+        String group = "checked.example.com";
+        establish(group);
+        String base = "/apis/" + group + "/v1/namespaces/default/widgets";
+        Response bad = post(base, widget(group, "bad", "{\"color\":\"pink\",\"size\":\"huge\",\"replicas\":11,"
+                + "\"tags\":[\"a\",\"a\",\"toolong\",\"b\"],\"labels\":{\"x\":5}}"));
+        assertThat(bad.code()).as(bad.body()).isEqualTo(422);
+        assertThat(causes(bad)).contains(
+                "spec.color: Unsupported value: \"pink\": supported values: \"red\", \"green\", \"blue\"",
+                "spec.size: Invalid value: \"huge\": spec.size in body should match '^(small|medium|large)$'",
+                "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+                "spec.tags: Too many: 4: must have at most 3 items",
+                "spec.tags[1]: Duplicate value: \"a\"",
+                "spec.tags[2]: Too long: may not be more than 5 bytes",
+                "spec.labels[x]: Invalid value: \"integer\": spec.labels[x] in body must be of type string: \"integer\"");
+        assertThat(bad.text("message")).startsWith("Widget." + group + " \"bad\" is invalid: [");
+        Response missing = post(base, widget(group, "nocolor", "{}"));
+        assertThat(missing.code()).isEqualTo(422);
+        assertThat(causes(missing)).containsExactly("spec.color: Required value");
+        Response wrongType = post(base, widget(group, "wrongtype", "{\"color\":\"red\",\"replicas\":\"three\"}"));
+        assertThat(causes(wrongType)).containsExactly("spec.replicas: Invalid value: \"string\": spec.replicas in"
+                + " body must be of type integer: \"string\"");
+        Response wrongVersion = post(base, "{\"apiVersion\":\"" + group + "/v2\",\"kind\":\"Widget\","
+                + "\"metadata\":{\"name\":\"v2\"},\"spec\":{\"color\":\"red\"}}");
+        assertThat(wrongVersion.code()).isEqualTo(400);
+        assertThat(wrongVersion.text("message")).isEqualTo("the API version in the data (" + group + "/v2) does not"
+                + " match the expected API version (" + group + "/v1)");
+        assertThat(get(base).json().path("items")).isEmpty();
+    }
+
+    @Test
+    void statusAndScaleSubresourcesAndPrinterColumns() {
+        String group = "subresources.example.com";
+        establish(group);
+        String base = "/apis/" + group + "/v1/namespaces/default/widgets";
+        Response created = post(base, "{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Widget\",\"metadata\":"
+                + "{\"name\":\"s1\"},\"spec\":{\"color\":\"green\",\"replicas\":2},\"status\":{\"replicas\":7}}");
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().path("status").has("replicas")).as("status is reset on create").isFalse();
+
+        Response status = patch(base + "/s1/status", "application/merge-patch+json",
+                "{\"spec\":{\"color\":\"red\"},\"status\":{\"replicas\":2,\"selector\":\"app=s1\","
+                        + "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+        assertThat(status.code()).as(status.body()).isEqualTo(200);
+        assertThat(status.text("status.replicas")).isEqualTo("2");
+        assertThat(status.text("spec.color")).as("a status write leaves spec alone").isEqualTo("green");
+        assertThat(status.text("metadata.generation")).isEqualTo("1");
+        Response spec = patch(base + "/s1", "application/merge-patch+json", "{\"status\":{\"replicas\":9}}");
+        assertThat(spec.text("status.replicas")).as("a spec write leaves status alone").isEqualTo("2");
+
+        Response scale = get(base + "/s1/scale");
+        assertThat(scale.code()).as(scale.body()).isEqualTo(200);
+        assertThat(scale.text("kind")).isEqualTo("Scale");
+        assertThat(scale.text("spec.replicas")).isEqualTo("2");
+        assertThat(scale.text("status.replicas")).isEqualTo("2");
+        assertThat(scale.text("status.selector")).isEqualTo("app=s1");
+        Response scaled = patch(base + "/s1/scale", "application/merge-patch+json", "{\"spec\":{\"replicas\":5}}");
+        assertThat(scaled.code()).as(scaled.body()).isEqualTo(200);
+        assertThat(get(base + "/s1").text("spec.replicas")).isEqualTo("5");
+
+        Response table = call("GET", base, null, null, "application/json;as=Table;v=v1;g=meta.k8s.io", true);
+        assertThat(table.code()).as(table.body()).isEqualTo(200);
+        List<String> columns = new ArrayList<>();
+        table.json().path("columnDefinitions").forEach(c -> columns.add(c.path("name").asString() + ":"
+                + c.path("type").asString() + ":" + c.path("priority").asInt()));
+        assertThat(columns).containsExactly("Name:string:0", "Color:string:0", "Replicas:integer:0", "Ready:string:1");
+        JsonNode cells = table.json().path("rows").get(0).path("cells");
+        assertThat(cells.get(0).asString()).isEqualTo("s1");
+        assertThat(cells.get(1).asString()).isEqualTo("green");
+        assertThat(cells.get(2).asInt()).isEqualTo(5);
+        assertThat(cells.get(3).asString()).isEqualTo("True");
+    }
+
+    @Test
+    void discoveryAndOpenApiShowTheKind() {
+        String group = "discovered.example.com";
+        establish(group);
+        JsonNode resources = get("/apis/" + group + "/v1").json().path("resources");
+        List<String> names = new ArrayList<>();
+        resources.forEach(r -> names.add(r.path("name").asString()));
+        assertThat(names).containsExactly("widgets", "widgets/scale", "widgets/status");
+        JsonNode widgets = resources.get(0);
+        assertThat(widgets.path("kind").asString()).isEqualTo("Widget");
+        assertThat(widgets.path("namespaced").asBoolean()).isTrue();
+        assertThat(Json.strings(widgets.get("shortNames"))).containsExactly("wd");
+        assertThat(Json.strings(widgets.get("categories"))).containsExactly("toys");
+        assertThat(Json.strings(widgets.get("verbs"))).contains("watch", "deletecollection", "patch");
+        assertThat(get("/apis").body()).contains(group);
+
+        eventually(() -> assertThat(get("/openapi/v3").json().path("paths").has("apis/" + group + "/v1")).isTrue());
+        JsonNode doc = get("/openapi/v3/apis/" + group + "/v1").json();
+        JsonNode schema = doc.path("components").path("schemas").path("com.example.discovered.v1.Widget");
+        assertThat(schema.path("properties").path("spec").path("properties").has("color")).isTrue();
+        assertThat(schema.path("properties").path("metadata").path("allOf").get(0).path("$ref").asString())
+                .isEqualTo("#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+        assertThat(schema.path("x-kubernetes-group-version-kind").get(0).path("kind").asString()).isEqualTo("Widget");
+    }
+
+    @Test
+    void invalidDefinitionsAreRefusedAndNothingIsStored() {
+        Response twoStorage = postYaml(CRDS, """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: things.invalid.example.com}
+                spec:
+                  group: invalid.example.com
+                  scope: Namespaced
+                  names: {plural: things, kind: Thing}
+                  versions:
+                  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+                  - {name: v2, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+                """);
+        assertThat(twoStorage.code()).as(twoStorage.body()).isEqualTo(422);
+        assertThat(twoStorage.text("message")).contains("must have exactly one version marked as storage version");
+
+        Response notStructural = postYaml(CRDS, """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: things.invalid.example.com}
+                spec:
+                  group: invalid.example.com
+                  scope: Namespaced
+                  names: {plural: things, kind: Thing}
+                  versions:
+                  - name: v1
+                    served: true
+                    storage: true
+                    schema:
+                      openAPIV3Schema:
+                        type: object
+                        properties:
+                          spec: {properties: {a: {type: string}}}
+                """);
+        assertThat(notStructural.code()).isEqualTo(422);
+        assertThat(causes(notStructural)).contains("spec.validation.openAPIV3Schema.properties[spec].type: Required"
+                + " value: must not be empty for specified object fields");
+
+        Response badNames = postYaml(CRDS, """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: wrong.invalid.example.com}
+                spec:
+                  group: invalid.example.com
+                  scope: Everywhere
+                  names: {plural: Things, kind: Thing}
+                  versions:
+                  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+                """);
+        assertThat(badNames.code()).isEqualTo(422);
+        assertThat(causes(badNames)).contains(
+                "metadata.name: Invalid value: \"wrong.invalid.example.com\": must be spec.names.plural+\".\"+spec.group",
+                "spec.scope: Unsupported value: \"Everywhere\": supported values: \"Cluster\", \"Namespaced\"");
+        assertThat(causes(badNames)).anyMatch(c -> c.startsWith("spec.names.plural: Invalid value: \"Things\": a"
+                + " DNS-1035 label"));
+        assertThat(get(CRDS + "/things.invalid.example.com").code()).isEqualTo(404);
+    }
+
+    @Test
+    void aKindTakenByAnotherDefinitionIsNotAccepted() {
+        String group = "conflict.example.com";
+        establish(group);
+        Response second = postYaml(CRDS, """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: gadgets.conflict.example.com}
+                spec:
+                  group: conflict.example.com
+                  scope: Namespaced
+                  names: {plural: gadgets, kind: Widget, listKind: GadgetList}
+                  versions:
+                  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+                """);
+        assertThat(second.code()).as(second.body()).isEqualTo(201);
+        eventually(() -> assertThat(conditions(get(CRDS + "/gadgets." + group).json()))
+                .contains("NamesAccepted=False/KindConflict"));
+        assertThat(get(CRDS + "/gadgets." + group).body()).contains("\\\"Widget\\\" is already in use");
+        assertThat(get("/apis/" + group + "/v1/namespaces/default/gadgets").code()).isEqualTo(404);
+    }
+
+    @Test
+    void deletingTheDefinitionDeletesEveryInstanceFirst() {
+        String group = "deleted.example.com";
+        establish(group);
+        String base = "/apis/" + group + "/v1/namespaces/default/widgets";
+        for (int i = 0; i < 3; i++) {
+            assertThat(post(base, widget(group, "d" + i, "{\"color\":\"red\"}")).code()).isEqualTo(201);
+        }
+        Response deleted = delete(CRDS + "/widgets." + group);
+        assertThat(deleted.code()).as(deleted.body()).isIn(200, 202);
+        assertThat(Json.strings(deleted.json().path("metadata").get("finalizers")))
+                .contains("customresourcecleanup.apiextensions.k8s.io");
+        eventually(() -> assertThat(get(CRDS + "/widgets." + group).code()).isEqualTo(404));
+        eventually(() -> assertThat(get(base).code()).isEqualTo(404));
+        // a CRD of the same name starts empty
+        establish(group);
+        assertThat(get(base).json().path("items")).isEmpty();
+    }
+
+    private static List<String> conditions(JsonNode crd) {
+        List<String> out = new ArrayList<>();
+        crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="
+                + c.path("status").asString() + "/" + c.path("reason").asString()));
+        return out;
+    }
+
+    private static List<String> causes(Response r) {
+        List<String> out = new ArrayList<>();
+        r.json().path("details").path("causes").forEach(c -> out.add(c.path("field").asString() + ": "
+                + c.path("message").asString()));
+        return out;
+    }
+}
