@@ -54,6 +54,7 @@ public final class ResourceRegistry {
     public static final String STATUS = "status.cybernetes.io";
 
     private volatile Snapshot snapshot;
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public ResourceRegistry(List<ResourceType> types) {
         this.snapshot = new Snapshot(types, 0);
@@ -83,18 +84,29 @@ public final class ResourceRegistry {
     }
 
     /** Serves a kind from now on (in place of one at the same group, version and resource). */
-    public synchronized void register(ResourceType type) {
-        List<ResourceType> next = new ArrayList<>(snapshot.types);
-        next.removeIf(t -> path(t).equals(path(type)));
-        next.add(type);
-        snapshot = new Snapshot(next, snapshot.generation + 1);
+    public void register(ResourceType type) {
+        synchronized (this) {
+            List<ResourceType> next = new ArrayList<>(snapshot.types);
+            next.removeIf(t -> path(t).equals(path(type)));
+            next.add(type);
+            snapshot = new Snapshot(next, snapshot.generation + 1);
+        }
+        listeners.forEach(Runnable::run);
     }
 
     /** Stops serving a kind. */
-    public synchronized void unregister(ResourceType type) {
-        List<ResourceType> next = new ArrayList<>(snapshot.types);
-        next.removeIf(t -> path(t).equals(path(type)));
-        snapshot = new Snapshot(next, snapshot.generation + 1);
+    public void unregister(ResourceType type) {
+        synchronized (this) {
+            List<ResourceType> next = new ArrayList<>(snapshot.types);
+            next.removeIf(t -> path(t).equals(path(type)));
+            snapshot = new Snapshot(next, snapshot.generation + 1);
+        }
+        listeners.forEach(Runnable::run);
+    }
+
+    /** Runs the listener after every change of the kinds (on the thread that made it). */
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
     }
 
     public static ResourceRegistry builtIn() {

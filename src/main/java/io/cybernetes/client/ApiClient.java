@@ -1,5 +1,6 @@
 package io.cybernetes.client;
 
+import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 
@@ -36,12 +37,24 @@ public interface ApiClient {
         return watch(kind, namespace, resourceVersion, null);
     }
 
-    /** The objects' metadata only ({@code PartialObjectMetadata}), as metadata informers list. */
-    ListerWatcher.Listed<PartialObjectMetadata> listMetadata(Class<? extends HasMetadata> kind, String namespace);
+    /**
+     * The objects' metadata only ({@code PartialObjectMetadata}), as metadata informers list.
+     * By resource type, not model class: so every served kind is reached, custom resources too.
+     */
+    ListerWatcher.Listed<PartialObjectMetadata> listMetadata(ResourceType type, String namespace);
 
     /** Events after the revision with the objects' metadata only. */
-    ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(Class<? extends HasMetadata> kind, String namespace,
+    ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(ResourceType type, String namespace,
                                                                   String resourceVersion);
+
+    /** One object's metadata, or empty on 404. */
+    Optional<PartialObjectMetadata> getMetadata(ResourceType type, String namespace, String name);
+
+    /** A JSON merge patch of an object of any served kind. */
+    void patch(ResourceType type, String namespace, String name, String mergePatch);
+
+    /** Deletes an object of any served kind with the propagation policy (null: the kind's default). */
+    void delete(ResourceType type, String namespace, String name, String propagationPolicy);
 
     <T extends HasMetadata> T create(T object);
 
@@ -70,9 +83,8 @@ public interface ApiClient {
                 Long gracePeriodSeconds);
 
     /** A ListerWatcher of the kind's metadata only, for informers that need no more (the garbage collector's). */
-    default ListerWatcher<PartialObjectMetadata> metadataListerWatcher(Class<? extends HasMetadata> kind,
-                                                                      String namespace) {
-        return ListerWatcher.of(() -> listMetadata(kind, namespace), rv -> watchMetadata(kind, namespace, rv));
+    default ListerWatcher<PartialObjectMetadata> metadataListerWatcher(ResourceType type, String namespace) {
+        return ListerWatcher.of(() -> listMetadata(type, namespace), rv -> watchMetadata(type, namespace, rv));
     }
 
     /** A ListerWatcher over this client, for informers. */

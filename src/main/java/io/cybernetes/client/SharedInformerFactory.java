@@ -1,5 +1,6 @@
 package io.cybernetes.client;
 
+import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 
@@ -18,8 +19,10 @@ public final class SharedInformerFactory {
     private final ApiClient client;
     private final Duration resyncPeriod;
     private final Map<Class<?>, SharedInformer<?>> informers = new ConcurrentHashMap<>();
-    private final Map<Class<?>, SharedInformer<PartialObjectMetadata>> metadataInformers = new ConcurrentHashMap<>();
+    /** By resource (group and plural): one informer whichever version is asked for. */
+    private final Map<String, SharedInformer<PartialObjectMetadata>> metadataInformers = new ConcurrentHashMap<>();
     private volatile boolean started;
+    private volatile boolean stopped;
 
     public SharedInformerFactory(ApiClient client, Duration resyncPeriod) {
         this.client = client;
@@ -42,14 +45,22 @@ public final class SharedInformerFactory {
      * namespaces: for handlers that need no more, at a fraction of the cost of decoding
      * whole objects.
      */
-    public SharedInformer<PartialObjectMetadata> metadataInformerFor(Class<? extends HasMetadata> kind) {
-        SharedInformer<PartialObjectMetadata> informer = metadataInformers.computeIfAbsent(kind, k ->
-                new SharedInformer<>(kind.getSimpleName().toLowerCase() + "-metadata",
-                        client.metadataListerWatcher(kind, null), resyncPeriod));
+    public SharedInformer<PartialObjectMetadata> metadataInformerFor(ResourceType type) {
+        SharedInformer<PartialObjectMetadata> informer = metadataInformers.computeIfAbsent(type.keyPrefix(), k ->
+                new SharedInformer<>(type.groupResource() + "-metadata", client.metadataListerWatcher(type, null),
+                        resyncPeriod));
         if (started) {
             informer.start();
         }
         return informer;
+    }
+
+    /** Stops and forgets the metadata informer of a resource that is no longer served. */
+    public void removeMetadataInformer(ResourceType type) {
+        SharedInformer<PartialObjectMetadata> informer = metadataInformers.remove(type.keyPrefix());
+        if (informer != null) {
+            informer.stop();
+        }
     }
 
     private List<SharedInformer<?>> all() {
@@ -65,7 +76,13 @@ public final class SharedInformerFactory {
 
     public synchronized void stop() {
         started = false;
+        stopped = true;
         all().forEach(SharedInformer::stop);
+    }
+
+    /** Whether the factory has been stopped (its term is over: nothing should be added to it). */
+    public boolean stopped() {
+        return stopped;
     }
 
     /** Waits until every informer made so far has synced; false on timeout. */

@@ -377,6 +377,37 @@ class CustomResourceApiTest extends ApiTestSupport {
         assertThat(get(base).json().path("items")).isEmpty();
     }
 
+    @Test
+    void theGarbageCollectorAndTheNamespaceControllerReachCustomResources() {
+        String group = "collected.example.com";
+        establish(group);
+        assertThat(createNamespace("crd-collected").code()).isEqualTo(201);
+        String base = "/apis/" + group + "/v1/namespaces/crd-collected/widgets";
+        Response owner = post(base, widget(group, "owner", "{\"color\":\"red\"}"));
+        assertThat(owner.code()).as(owner.body()).isEqualTo(201);
+        String ownerRef = "[{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Widget\",\"name\":\"owner\","
+                + "\"uid\":\"" + owner.text("metadata.uid") + "\"}]";
+        assertThat(post("/api/v1/namespaces/crd-collected/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"owned\",\"ownerReferences\":" + ownerRef + "}}").code())
+                .isEqualTo(201);
+        Response cm = post("/api/v1/namespaces/crd-collected/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"cm-owner\"}}");
+        assertThat(post(base, "{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":"
+                + "\"dependent\",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":"
+                + "\"cm-owner\",\"uid\":\"" + cm.text("metadata.uid") + "\"}]},\"spec\":{\"color\":\"red\"}}").code())
+                .isEqualTo(201);
+
+        assertThat(delete(base + "/owner").code()).isEqualTo(200);
+        eventually(() -> assertThat(get("/api/v1/namespaces/crd-collected/configmaps/owned").code()).isEqualTo(404));
+        assertThat(delete("/api/v1/namespaces/crd-collected/configmaps/cm-owner").code()).isEqualTo(200);
+        eventually(() -> assertThat(get(base + "/dependent").code()).isEqualTo(404));
+
+        assertThat(post(base, widget(group, "left", "{\"color\":\"red\"}")).code()).isEqualTo(201);
+        assertThat(delete("/api/v1/namespaces/crd-collected").code()).isIn(200, 202);
+        eventually(() -> assertThat(get("/api/v1/namespaces/crd-collected").code()).isEqualTo(404));
+        assertThat(get("/apis/" + group + "/v1/widgets").json().path("items")).isEmpty();
+    }
+
     private static List<String> conditions(JsonNode crd) {
         List<String> out = new ArrayList<>();
         crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="

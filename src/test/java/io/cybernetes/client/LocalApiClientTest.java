@@ -29,6 +29,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class LocalApiClientTest extends ApiTestSupport {
 
+    private static final io.cybernetes.api.ResourceType CONFIG_MAPS = io.cybernetes.api.ResourceRegistry.builtIn()
+            .byModel(ConfigMap.class).orElseThrow();
+
     static final String NS = "local-client";
 
     @Autowired
@@ -83,12 +86,12 @@ class LocalApiClientTest extends ApiTestSupport {
     @Test
     void metadataOnlyListsAndWatchesGivePartialObjectMetadata() throws Exception {
         admin.create(configMap("meta-listed"));
-        ListerWatcher.Listed<PartialObjectMetadata> listed = admin.listMetadata(ConfigMap.class, NS);
+        ListerWatcher.Listed<PartialObjectMetadata> listed = admin.listMetadata(CONFIG_MAPS, NS);
         PartialObjectMetadata item = listed.items().stream().filter(p -> p.getMetadata().getName()
                 .equals("meta-listed")).findFirst().orElseThrow();
         assertThat(item.getKind()).isEqualTo("PartialObjectMetadata");
         assertThat(item.getMetadata().getUid()).isNotEmpty();
-        try (ListerWatcher.WatchStream<PartialObjectMetadata> watch = admin.watchMetadata(ConfigMap.class, NS,
+        try (ListerWatcher.WatchStream<PartialObjectMetadata> watch = admin.watchMetadata(CONFIG_MAPS, NS,
                 listed.resourceVersion())) {
             admin.create(configMap("meta-watched"));
             ListerWatcher.Event<PartialObjectMetadata> e;

@@ -59,13 +59,13 @@ public class RecordingApiClient implements ApiClient {
 
     @Override
     public ListerWatcher.Listed<io.fabric8.kubernetes.api.model.PartialObjectMetadata> listMetadata(
-            Class<? extends HasMetadata> kind, String namespace) {
+            io.cybernetes.api.ResourceType type, String namespace) {
         return new ListerWatcher.Listed<>(new ArrayList<>(), "1");
     }
 
     @Override
     public ListerWatcher.WatchStream<io.fabric8.kubernetes.api.model.PartialObjectMetadata> watchMetadata(
-            Class<? extends HasMetadata> kind, String namespace, String rv) {
+            io.cybernetes.api.ResourceType type, String namespace, String rv) {
         throw new UnsupportedOperationException("no watches here");
     }
 
@@ -131,5 +131,27 @@ public class RecordingApiClient implements ApiClient {
                        Long gracePeriodSeconds) {
         actions.add("delete " + kind.getSimpleName() + " " + name + (gracePeriodSeconds == null ? ""
                 : " grace " + gracePeriodSeconds) + (propagationPolicy == null ? "" : " " + propagationPolicy));
+    }
+
+    @Override
+    public Optional<io.fabric8.kubernetes.api.model.PartialObjectMetadata> getMetadata(
+            io.cybernetes.api.ResourceType type, String namespace, String name) {
+        HasMetadata o = objects.get(type.kind() + "/" + namespace + "/" + name);
+        if (o == null) {
+            return Optional.empty();
+        }
+        var partial = new io.fabric8.kubernetes.api.model.PartialObjectMetadata();
+        partial.setMetadata(o.getMetadata());
+        return Optional.of(partial);
+    }
+
+    @Override
+    public void patch(io.cybernetes.api.ResourceType type, String namespace, String name, String mergePatch) {
+        actions.add("patch " + type.kind() + " " + name);
+    }
+
+    @Override
+    public void delete(io.cybernetes.api.ResourceType type, String namespace, String name, String propagationPolicy) {
+        actions.add("delete " + type.kind() + " " + name + (propagationPolicy == null ? "" : " " + propagationPolicy));
     }
 }

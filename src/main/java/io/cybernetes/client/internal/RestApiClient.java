@@ -122,16 +122,39 @@ abstract class RestApiClient implements ApiClient {
     }
 
     @Override
-    public ListerWatcher.Listed<PartialObjectMetadata> listMetadata(Class<? extends HasMetadata> kind,
-                                                                   String namespace) {
-        return list(collection(type(kind), namespace), null, METADATA, PartialObjectMetadata.class);
+    public ListerWatcher.Listed<PartialObjectMetadata> listMetadata(ResourceType type, String namespace) {
+        return list(collection(type, namespace), null, METADATA, PartialObjectMetadata.class);
     }
 
     @Override
-    public ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(Class<? extends HasMetadata> kind,
-                                                                         String namespace, String resourceVersion) {
-        return openWatch(collection(type(kind), namespace), watchQuery(resourceVersion), METADATA,
+    public ListerWatcher.WatchStream<PartialObjectMetadata> watchMetadata(ResourceType type, String namespace,
+                                                                         String resourceVersion) {
+        return openWatch(collection(type, namespace), watchQuery(resourceVersion), METADATA,
                 PartialObjectMetadata.class);
+    }
+
+    @Override
+    public Optional<PartialObjectMetadata> getMetadata(ResourceType type, String namespace, String name) {
+        try {
+            return Optional.of(Json.MAPPER.readValue(send("GET", item(type, namespace, name), null, METADATA, null,
+                    null), PartialObjectMetadata.class));
+        } catch (ApiException e) {
+            if (e.code() == 404) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void patch(ResourceType type, String namespace, String name, String mergePatch) {
+        send("PATCH", item(type, namespace, name), null, "application/merge-patch+json",
+                mergePatch.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void delete(ResourceType type, String namespace, String name, String propagationPolicy) {
+        delete(type, namespace, name, propagationPolicy, null);
     }
 
     @Override
@@ -191,6 +214,11 @@ abstract class RestApiClient implements ApiClient {
     @Override
     public void delete(Class<? extends HasMetadata> kind, String namespace, String name, String propagationPolicy,
                        Long gracePeriodSeconds) {
+        delete(type(kind), namespace, name, propagationPolicy, gracePeriodSeconds);
+    }
+
+    private void delete(ResourceType type, String namespace, String name, String propagationPolicy,
+                        Long gracePeriodSeconds) {
         StringBuilder body = new StringBuilder("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\"");
         if (propagationPolicy != null) {
             body.append(",\"propagationPolicy\":\"").append(propagationPolicy).append('"');
@@ -199,7 +227,7 @@ abstract class RestApiClient implements ApiClient {
             body.append(",\"gracePeriodSeconds\":").append(gracePeriodSeconds);
         }
         body.append('}');
-        send("DELETE", item(type(kind), namespace, name), null, "application/json",
+        send("DELETE", item(type, namespace, name), null, "application/json",
                 body.toString().getBytes(StandardCharsets.UTF_8));
     }
 

@@ -39,7 +39,7 @@ public final class GarbageCollector implements Reconciler {
     static final String ORPHAN = "orphan";
 
     /** What the graph knows of one object. */
-    record Node(String uid, Class<? extends HasMetadata> kind, String namespace, String name,
+    record Node(String uid, ResourceType kind, String namespace, String name,
                 List<OwnerReference> owners, List<String> finalizers, boolean deleting) {
     }
 
@@ -59,23 +59,26 @@ public final class GarbageCollector implements Reconciler {
         this.registry = registry;
     }
 
-    /** The kinds whose objects take part: every stored kind. */
-    public List<Class<? extends HasMetadata>> kinds() {
-        List<Class<? extends HasMetadata>> out = new ArrayList<>();
+    /**
+     * The kinds whose objects take part: every stored kind served now (built-in or
+     * defined by a CRD), one version of each resource, as the garbage collector's
+     * discovery finds them.
+     */
+    public List<ResourceType> kinds() {
+        Map<String, ResourceType> out = new java.util.LinkedHashMap<>();
         for (ResourceType t : registry.all()) {
             if (t.stored()) {
-                out.add(t.modelClass());
+                out.putIfAbsent(t.keyPrefix(), t);
             }
         }
-        return out;
+        return List.copyOf(out.values());
     }
 
     /**
      * The informer handler for one kind (a metadata informer is enough: only metadata is
      * read): keeps the graph and queues what may need work.
      */
-    public <T extends HasMetadata> ResourceEventHandler<T> handler(Controller controller,
-                                                                  Class<? extends HasMetadata> kind) {
+    public <T extends HasMetadata> ResourceEventHandler<T> handler(Controller controller, ResourceType kind) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
@@ -108,7 +111,7 @@ public final class GarbageCollector implements Reconciler {
         };
     }
 
-    private void observe(HasMetadata obj, Class<? extends HasMetadata> kind, Controller controller) {
+    private void observe(HasMetadata obj, ResourceType kind, Controller controller) {
         String uid = obj.getMetadata().getUid();
         List<OwnerReference> owners = List.copyOf(Objects.requireNonNullElse(obj.getMetadata().getOwnerReferences(),
                 List.of()));
@@ -188,7 +191,7 @@ public final class GarbageCollector implements Reconciler {
         }
         // Something may be gone: decide on the dependent as the server has it now. The graph's
         // copy may predate an orphaning that already took the owner out of its references.
-        Optional<? extends HasMetadata> live = client.get(n.kind(), n.namespace(), n.name());
+        Optional<? extends HasMetadata> live = client.getMetadata(n.kind(), n.namespace(), n.name());
         if (live.isEmpty() || !n.uid().equals(live.get().getMetadata().getUid())
                 || live.get().getMetadata().getDeletionTimestamp() != null) {
             return Result.DONE;
@@ -236,8 +239,8 @@ public final class GarbageCollector implements Reconciler {
         if (t.isEmpty()) {
             return Optional.empty();
         }
-        Optional<? extends HasMetadata> o = client.get(t.get().modelClass(),
-                t.get().namespaced() ? dependentNamespace : null, r.getName());
+        Optional<? extends HasMetadata> o = client.getMetadata(t.get(), t.get().namespaced() ? dependentNamespace : null,
+                r.getName());
         return o.filter(x -> r.getUid().equals(x.getMetadata().getUid()));
     }
 

@@ -3,6 +3,7 @@ package io.cybernetes.controller.internal;
 import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ApiClients;
 import io.cybernetes.client.ComponentLifecycle;
@@ -115,9 +116,14 @@ class ControllerManagerConfiguration {
         r.put(GarbageCollector.NAME, (client, informers) -> {
             GarbageCollector gc = new GarbageCollector(client, registry);
             Controller c = new Controller(GarbageCollector.NAME, gc, w.garbageCollector());
-            for (Class<? extends HasMetadata> kind : gc.kinds()) {
-                addHandler(informers, kind, gc, c);
-            }
+            Map<String, ResourceType> watched = new LinkedHashMap<>();
+            followKinds(informers, gc, c, watched);
+            // kinds come and go with CRDs: the graph follows them, as the collector's discovery resync does
+            registry.onChange(() -> {
+                if (!informers.stopped()) {
+                    followKinds(informers, gc, c, watched);
+                }
+            });
             return c;
         });
         r.put(NamespaceController.NAME, (client, informers) -> {
@@ -179,10 +185,27 @@ class ControllerManagerConfiguration {
         }
     }
 
-    /** The garbage collector reads metadata only, so it watches every kind through metadata informers. */
-    private static void addHandler(SharedInformerFactory informers, Class<? extends HasMetadata> kind,
-                                   GarbageCollector gc, Controller c) {
-        informers.metadataInformerFor(kind).addEventHandler(gc.handler(c, kind));
+    /**
+     * The garbage collector reads metadata only, so it watches every kind through metadata
+     * informers: one for each kind served now, none for those no longer served.
+     */
+    private static void followKinds(SharedInformerFactory informers, GarbageCollector gc, Controller c,
+                                    Map<String, ResourceType> watched) {
+        synchronized (watched) {
+            List<ResourceType> kinds = gc.kinds();
+            for (ResourceType t : kinds) {
+                if (watched.putIfAbsent(t.keyPrefix(), t) == null) {
+                    informers.metadataInformerFor(t).addEventHandler(gc.handler(c, t));
+                }
+            }
+            watched.values().removeIf(t -> {
+                boolean gone = kinds.stream().noneMatch(k -> k.keyPrefix().equals(t.keyPrefix()));
+                if (gone) {
+                    informers.removeMetadataInformer(t);
+                }
+                return gone;
+            });
+        }
     }
 
     /**

@@ -11,7 +11,7 @@ import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 
@@ -53,10 +53,10 @@ public final class NamespaceController implements Reconciler {
             return Result.DONE;
         }
         int remaining = 0;
-        // the kinds served now; those without a typed model (defined at run time) are not yet
-        // reachable through the typed client, and are left to the cleanup that comes with them
+        // every namespaced kind served now, built-in or defined by a CRD; one version of each resource
+        java.util.Set<String> resources = new java.util.HashSet<>();
         for (ResourceType t : registry.all()) {
-            if (t.namespaced() && t.stored() && t.modelClass() != GenericKubernetesResource.class) {
+            if (t.namespaced() && t.stored() && resources.add(t.keyPrefix())) {
                 remaining += deleteAll(t, ns.getMetadata().getName());
             }
         }
@@ -78,15 +78,13 @@ public final class NamespaceController implements Reconciler {
 
     /** Deletes what is left of one kind; returns how many objects are still there (going, or refusing to). */
     private int deleteAll(ResourceType t, String namespace) {
-        @SuppressWarnings("unchecked")
-        Class<HasMetadata> kind = (Class<HasMetadata>) t.modelClass();
-        List<HasMetadata> items = client.list(kind, namespace, null).items();
-        for (HasMetadata o : items) {
+        List<PartialObjectMetadata> items = client.listMetadata(t, namespace).items();
+        for (PartialObjectMetadata o : items) {
             if (o.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
             try {
-                client.delete(kind, namespace, o.getMetadata().getName(), "Background");
+                client.delete(t, namespace, o.getMetadata().getName(), "Background");
             } catch (ApiException e) {
                 if (e.code() != 404) {
                     events.warning(namespaceRef(namespace), "FailedDelete", "Could not delete " + t.groupResource()
@@ -94,7 +92,7 @@ public final class NamespaceController implements Reconciler {
                 }
             }
         }
-        return items.isEmpty() ? 0 : client.list(kind, namespace, null).items().size();
+        return items.isEmpty() ? 0 : client.listMetadata(t, namespace).items().size();
     }
 
     private Namespace namespaceRef(String name) {

@@ -23,7 +23,7 @@ class GarbageCollectorTest {
     final RecordingApiClient client = new RecordingApiClient();
     final GarbageCollector gc = new GarbageCollector(client, ResourceRegistry.builtIn());
     final ResourceEventHandler<ConfigMap> graph = gc.handler(new Controller("gc-test", gc, 1),
-            ConfigMap.class);
+            ResourceRegistry.builtIn().byModel(ConfigMap.class).orElseThrow());
 
     static OwnerReference ref(String name, boolean block) {
         return new OwnerReferenceBuilder().withApiVersion("v1").withKind("ConfigMap").withName(name)
