@@ -408,6 +408,89 @@ class CustomResourceApiTest extends ApiTestSupport {
         assertThat(get("/apis/" + group + "/v1/widgets").json().path("items")).isEmpty();
     }
 
+    static final String RULES_CRD = """
+            apiVersion: apiextensions.k8s.io/v1
+            kind: CustomResourceDefinition
+            metadata: {name: limits.rules.example.com}
+            spec:
+              group: rules.example.com
+              scope: Namespaced
+              names: {plural: limits, kind: Limit}
+              versions:
+              - name: v1
+                served: true
+                storage: true
+                schema:
+                  openAPIV3Schema:
+                    type: object
+                    properties:
+                      spec:
+                        type: object
+                        x-kubernetes-validations:
+                        - rule: self.min <= self.max
+                          message: min must not exceed max
+                        - rule: "!has(self.owner) || self.owner.startsWith('team-')"
+                          messageExpression: "'owner ' + self.owner + ' is not a team'"
+                        - rule: self.max <= 100
+                          fieldPath: .max
+                          reason: FieldValueForbidden
+                          message: at most 100
+                        properties:
+                          min: {type: integer}
+                          max: {type: integer}
+                          owner: {type: string}
+                          zone:
+                            type: string
+                            x-kubernetes-validations:
+                            - rule: self == oldSelf
+                              message: zone is immutable
+                          values:
+                            type: array
+                            items: {type: integer}
+                            x-kubernetes-validations:
+                            - rule: self.all(x, self.all(y, self.all(z, x + y + z >= 0)))
+            """;
+
+    @Test
+    void celRulesValidateWithTheirMessagesAndABudget() {
+        Response crd = postYaml(CRDS, RULES_CRD);
+        assertThat(crd.code()).as(crd.body()).isEqualTo(201);
+        String base = "/apis/rules.example.com/v1/namespaces/default/limits";
+        eventually(() -> assertThat(get(base).code()).isEqualTo(200));
+        String limit = "{\"apiVersion\":\"rules.example.com/v1\",\"kind\":\"Limit\",\"metadata\":{\"name\":\"%s\"},"
+                + "\"spec\":%s}";
+        Response bad = post(base, limit.formatted("bad", "{\"min\":5,\"max\":200,\"owner\":\"alice\"}"));
+        assertThat(bad.code()).as(bad.body()).isEqualTo(422);
+        assertThat(causes(bad)).containsExactlyInAnyOrder(
+                "spec: Invalid value: \"object\": owner alice is not a team",
+                "spec.max: Forbidden: at most 100");
+        Response inverted = post(base, limit.formatted("inverted", "{\"min\":5,\"max\":1}"));
+        assertThat(causes(inverted)).containsExactly("spec: Invalid value: \"object\": min must not exceed max");
+        Response ok = post(base, limit.formatted("ok", "{\"min\":1,\"max\":5,\"owner\":\"team-a\",\"zone\":\"a\"}"));
+        assertThat(ok.code()).as(ok.body()).isEqualTo(201);
+        Response moved = patch(base + "/ok", "application/merge-patch+json", "{\"spec\":{\"zone\":\"b\"}}");
+        assertThat(moved.code()).isEqualTo(422);
+        assertThat(causes(moved)).containsExactly("spec.zone: Invalid value: \"string\": zone is immutable");
+        assertThat(patch(base + "/ok", "application/merge-patch+json", "{\"spec\":{\"max\":6}}").code())
+                .isEqualTo(200);
+
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            many.append(i == 0 ? "" : ",").append(i);
+        }
+        Response costly = post(base, limit.formatted("costly", "{\"min\":1,\"max\":2,\"values\":[" + many + "]}"));
+        assertThat(costly.code()).as(costly.body()).isEqualTo(422);
+        assertThat(costly.text("message")).contains("running out of cost budget");
+        assertThat(get(base + "/costly").code()).isEqualTo(404);
+
+        Response uncompilable = postYaml(CRDS, RULES_CRD.replace("limits.rules", "broken.rules")
+                .replace("plural: limits, kind: Limit", "plural: broken, kind: Broken")
+                .replace("rule: self.min <= self.max", "rule: self.min <=="));
+        assertThat(uncompilable.code()).isEqualTo(422);
+        assertThat(uncompilable.text("message")).contains("x-kubernetes-validations[0].rule: Invalid value:"
+                + " apiextensions.ValidationRule{Rule:\"self.min <==\"", "compilation failed");
+    }
+
     private static List<String> conditions(JsonNode crd) {
         List<String> out = new ArrayList<>();
         crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="

@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.apiextensions.CelRules;
 import io.cybernetes.apiserver.internal.apiextensions.CustomResourceValues;
 import io.cybernetes.apiserver.internal.apiextensions.StructuralSchema;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -21,10 +22,12 @@ import java.util.Map;
 final class CustomResourceSchema implements KindSchema {
 
     private final StructuralSchema schema;
+    private final CelRules rules;
     private final Schema envelope;
 
     CustomResourceSchema(StructuralSchema schema, SchemaRegistry schemas) {
         this.schema = schema;
+        this.rules = CelRules.of(schema);
         this.envelope = new Schema(Schema.Type.OBJECT, "io.fabric8.kubernetes.api.model.GenericKubernetesResource",
                 Map.of("apiVersion", Schema.scalar(Schema.Type.STRING), "kind", Schema.scalar(Schema.Type.STRING),
                         "metadata", schemas.schemaOf(ObjectMeta.class)), null);
@@ -61,7 +64,12 @@ final class CustomResourceSchema implements KindSchema {
 
     @Override
     public void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes) {
+        int before = causes.size();
         CustomResourceValues.validate(body, schema, causes);
+        if (causes.size() == before) {
+            // rules assume the values have their schema's types: only a structurally valid object is given to them
+            rules.validate(body, old, schema, causes);
+        }
     }
 
 }

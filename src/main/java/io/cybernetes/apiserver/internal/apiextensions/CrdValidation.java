@@ -216,8 +216,12 @@ public final class CrdValidation {
                 causes.add(required(path + "." + SCHEMA_PATH, "schemas are required"));
             } else if (!sameSchema || first) {
                 boolean status = v.path("subresources").has("status");
-                validateSchema(schema, (sameSchema ? "spec.validation" : path + ".schema") + ".openAPIV3Schema", true,
-                        status, causes);
+                String schemaPath = (sameSchema ? "spec.validation" : path + ".schema") + ".openAPIV3Schema";
+                int before = causes.size();
+                validateSchema(schema, schemaPath, true, status, causes);
+                if (causes.size() == before) {
+                    causes.addAll(CelRules.errors(schema, schemaPath));
+                }
             }
             if (schema != null && schema.isObject() && (!sameSubresources || first)) {
                 validateSubresources(v.path("subresources"), sameSubresources ? "spec.subresources"
