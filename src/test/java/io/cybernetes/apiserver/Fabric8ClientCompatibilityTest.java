@@ -147,4 +147,70 @@ class Fabric8ClientCompatibilityTest extends SimulatedClusterSupport {
         assertThat(client.configMaps().inNamespace(NS).withName("absent").get()).isNull();
         assertThat(client.configMaps().inNamespace(NS).withLabels(Map.of("none", "x")).list().getItems()).isEmpty();
     }
+
+    @Test
+    void customResourcesThroughGenericResourcesAndAnInformer() throws Exception {
+        String group = "fabric8.example.com";
+        client.apiextensions().v1().customResourceDefinitions().load(new java.io.ByteArrayInputStream(
+                CustomResourceApiTest.widgetCrd(group).getBytes(java.nio.charset.StandardCharsets.UTF_8))).create();
+        client.apiextensions().v1().customResourceDefinitions().withName("widgets." + group).waitUntilCondition(
+                c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream().anyMatch(
+                        x -> x.getType().equals("Established") && x.getStatus().equals("True")),
+                30, java.util.concurrent.TimeUnit.SECONDS);
+        var context = new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+                .withGroup(group).withVersion("v1").withKind("Widget").withPlural("widgets").withNamespaced(true)
+                .build();
+        var widgets = client.genericKubernetesResources(context).inNamespace(NS);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        SharedIndexInformer<io.fabric8.kubernetes.api.model.GenericKubernetesResource> informer = widgets.inform(
+                new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(io.fabric8.kubernetes.api.model.GenericKubernetesResource w) {
+                        seen.add("add " + w.getMetadata().getName());
+                    }
+
+                    @Override
+                    public void onUpdate(io.fabric8.kubernetes.api.model.GenericKubernetesResource old,
+                                         io.fabric8.kubernetes.api.model.GenericKubernetesResource w) {
+                        if (!old.getMetadata().getResourceVersion().equals(w.getMetadata().getResourceVersion())) {
+                            seen.add("update " + w.getMetadata().getName() + " "
+                                    + w.<String>get("spec", "color"));
+                        }
+                    }
+
+                    @Override
+                    public void onDelete(io.fabric8.kubernetes.api.model.GenericKubernetesResource w, boolean gone) {
+                        seen.add("delete " + w.getMetadata().getName());
+                    }
+                });
+        try {
+            var widget = new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                    .withApiVersion(group + "/v1").withKind("Widget")
+                    .withNewMetadata().withName("gw").withLabels(Map.of("made-by", "fabric8")).endMetadata()
+                    .addToAdditionalProperties("spec", Map.of("color", "red")).build();
+            var created = widgets.resource(widget).create();
+            assertThat(created.<String>get("spec", "size")).isEqualTo("medium");
+            widgets.withName("gw").edit(w -> {
+                w.<Map<String, Object>>get("spec").put("color", "blue");
+                return w;
+            });
+            var withStatus = widgets.withName("gw").get();
+            withStatus.setAdditionalProperty("status", Map.of("replicas", 4));
+            var statusWritten = widgets.resource(withStatus).updateStatus();
+            assertThat(statusWritten.<Integer>get("status", "replicas")).isEqualTo(4);
+            assertThat(widgets.withLabel("made-by", "fabric8").list().getItems()).hasSize(1);
+            assertThatThrownBy(() -> widgets.resource(new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                    .withApiVersion(group + "/v1").withKind("Widget").withNewMetadata().withName("pink").endMetadata()
+                    .addToAdditionalProperties("spec", Map.of("color", "pink")).build()).create())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                        assertThat(e.getCode()).isEqualTo(422);
+                        assertThat(e.getStatus().getDetails().getCauses().get(0).getField()).isEqualTo("spec.color");
+                    });
+            widgets.withName("gw").delete();
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(seen)
+                    .containsSubsequence("add gw", "update gw blue", "delete gw"));
+        } finally {
+            informer.close();
+        }
+    }
 }
