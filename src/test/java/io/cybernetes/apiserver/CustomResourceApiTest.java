@@ -491,6 +491,131 @@ class CustomResourceApiTest extends ApiTestSupport {
                 + " apiextensions.ValidationRule{Rule:\"self.min <==\"", "compilation failed");
     }
 
+    /** A kind served at v1 (stored) and v2; v1's spec.size is v2's spec.length. */
+    static String twoVersions(String group, String conversion) {
+        return """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: boxes.%1$s}
+                spec:
+                  group: %1$s
+                  scope: Namespaced
+                  names: {plural: boxes, kind: Box}
+                  conversion: %2$s
+                  versions:
+                  - name: v1
+                    served: true
+                    storage: true
+                    schema:
+                      openAPIV3Schema:
+                        type: object
+                        properties:
+                          spec: {type: object, properties: {size: {type: integer}}}
+                  - name: v2
+                    served: true
+                    storage: false
+                    schema:
+                      openAPIV3Schema:
+                        type: object
+                        properties:
+                          spec: {type: object, properties: {length: {type: integer}, size: {type: integer}}}
+                """.formatted(group, conversion);
+    }
+
+    @Test
+    void severalVersionsWithNoneConversionAreStoredAtTheStorageVersion() throws Exception {
+        String group = "versions.example.com";
+        assertThat(postYaml(CRDS, twoVersions(group, "{strategy: None}")).code()).isEqualTo(201);
+        String v1 = "/apis/" + group + "/v1/namespaces/default/boxes";
+        String v2 = "/apis/" + group + "/v2/namespaces/default/boxes";
+        eventually(() -> assertThat(get(v2).code()).isEqualTo(200));
+        assertThat(post(v1, "{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Box\",\"metadata\":{\"name\":\"one\"},"
+                + "\"spec\":{\"size\":1}}").code()).isEqualTo(201);
+        Response created = post(v2, "{\"apiVersion\":\"" + group + "/v2\",\"kind\":\"Box\",\"metadata\":"
+                + "{\"name\":\"two\"},\"spec\":{\"size\":2}}");
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(created.text("apiVersion")).isEqualTo(group + "/v2");
+        assertThat(get(v1 + "/two").text("apiVersion")).isEqualTo(group + "/v1");
+        assertThat(get(v2 + "/one").text("apiVersion")).isEqualTo(group + "/v2");
+        List<String> versions = new ArrayList<>();
+        get(v2).json().path("items").forEach(i -> versions.add(i.path("apiVersion").asString()));
+        assertThat(versions).containsOnly(group + "/v2").hasSize(2);
+        Response patched = patch(v2 + "/one", "application/merge-patch+json", "{\"spec\":{\"size\":3}}");
+        assertThat(patched.text("apiVersion")).isEqualTo(group + "/v2");
+        assertThat(get(v1 + "/one").text("spec.size")).isEqualTo("3");
+        try (WatchStream w = new WatchStream(HTTP, url(v2 + "?watch=true&resourceVersion=" + patched.text(
+                "metadata.resourceVersion")), token(), null)) {
+            patch(v1 + "/one", "application/merge-patch+json", "{\"spec\":{\"size\":4}}");
+            JsonNode event = w.next(10_000);
+            assertThat(event.path("type").asString()).isEqualTo("MODIFIED");
+            assertThat(event.path("object").path("apiVersion").asString()).isEqualTo(group + "/v2");
+        }
+    }
+
+    @Test
+    void aConversionWebhookConvertsBetweenVersionsAndItsFailuresAreTold() throws Exception {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        java.util.concurrent.atomic.AtomicBoolean garbage = new java.util.concurrent.atomic.AtomicBoolean();
+        server.createContext("/convert", exchange -> {
+            JsonNode review = Json.MAPPER.readTree(exchange.getRequestBody().readAllBytes());
+            String desired = review.path("request").path("desiredAPIVersion").asString();
+            tools.jackson.databind.node.ObjectNode answer = Json.object();
+            answer.put("apiVersion", "apiextensions.k8s.io/v1").put("kind", "ConversionReview");
+            tools.jackson.databind.node.ObjectNode response = answer.putObject("response");
+            response.put("uid", review.path("request").path("uid").asString());
+            tools.jackson.databind.node.ArrayNode converted = response.putArray("convertedObjects");
+            for (JsonNode o : review.path("request").path("objects")) {
+                tools.jackson.databind.node.ObjectNode c = (tools.jackson.databind.node.ObjectNode) o.deepCopy();
+                tools.jackson.databind.node.ObjectNode spec = Json.child(c, "spec");
+                if (desired.endsWith("/v2") && spec.has("size")) {
+                    spec.set("length", spec.remove("size"));
+                } else if (desired.endsWith("/v1") && spec.has("length")) {
+                    spec.set("size", spec.remove("length"));
+                }
+                c.put("apiVersion", desired);
+                converted.add(c);
+            }
+            response.putObject("result").put("status", "Success");
+            byte[] body = garbage.get() ? "not a review".getBytes() : Json.MAPPER.writeValueAsBytes(answer);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String group = "webhooked.example.com";
+            String conversion = "{strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "
+                    + "'http://127.0.0.1:" + server.getAddress().getPort() + "/convert'}}}";
+            assertThat(postYaml(CRDS, twoVersions(group, conversion)).code()).isEqualTo(201);
+            String v1 = "/apis/" + group + "/v1/namespaces/default/boxes";
+            String v2 = "/apis/" + group + "/v2/namespaces/default/boxes";
+            eventually(() -> assertThat(get(v2).code()).isEqualTo(200));
+            Response created = post(v2, "{\"apiVersion\":\"" + group + "/v2\",\"kind\":\"Box\",\"metadata\":"
+                    + "{\"name\":\"b\"},\"spec\":{\"length\":7}}");
+            assertThat(created.code()).as(created.body()).isEqualTo(201);
+            assertThat(created.text("spec.length")).isEqualTo("7");
+            assertThat(get(v1 + "/b").text("spec.size")).isEqualTo("7");
+            assertThat(get(v2 + "/b").text("spec.length")).isEqualTo("7");
+
+            garbage.set(true);
+            Response broken = get(v2 + "/b");
+            assertThat(broken.code()).isEqualTo(500);
+            assertThat(broken.text("message")).startsWith("Internal error occurred: conversion webhook for " + group
+                    + "/v1, Kind=Box failed: ");
+            garbage.set(false);
+            server.stop(0);
+            Response down = post(v2, "{\"apiVersion\":\"" + group + "/v2\",\"kind\":\"Box\",\"metadata\":"
+                    + "{\"name\":\"c\"},\"spec\":{\"length\":1}}");
+            assertThat(down.code()).isEqualTo(500);
+            assertThat(down.text("message")).contains("conversion webhook for " + group + "/v2, Kind=Box failed:",
+                    "connect: connection refused");
+            assertThat(get(v1 + "/c").code()).isEqualTo(404);
+        } finally {
+            server.stop(0);
+        }
+    }
+
     private static List<String> conditions(JsonNode crd) {
         List<String> out = new ArrayList<>();
         crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="

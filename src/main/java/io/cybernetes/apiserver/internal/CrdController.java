@@ -52,6 +52,8 @@ class CrdController implements SmartLifecycle {
     private final KindDefinitions definitions;
     private final ResourceDeleter deleter;
     private final ResourceType crds;
+    private final io.cybernetes.admission.webhook.WebhookTransport webhooks =
+            new io.cybernetes.admission.webhook.WebhookTransport();
     /** The kinds each CRD serves, by CRD name. */
     private final Map<String, List<ResourceType>> served = new HashMap<>();
     /** The CRDs being deleted, whose kinds refuse new objects. */
@@ -305,6 +307,7 @@ class CrdController implements SmartLifecycle {
         JsonNode spec = crd.path("spec");
         JsonNode names = status.path("acceptedNames");
         List<ResourceType> now = new ArrayList<>();
+        Conversion conversion = conversion(spec, names);
         for (JsonNode v : spec.path("versions")) {
             if (!v.path("served").asBoolean(false)) {
                 continue;
@@ -332,7 +335,8 @@ class CrdController implements SmartLifecycle {
                     columns(v.path("additionalPrinterColumns")), false, Subresource.of(type),
                     new CustomResourceSchema(schema, definitions.schemas()),
                     scale == null ? null : new ScalePaths(Json.text(scale, "specReplicasPath"),
-                            Json.text(scale, "statusReplicasPath"), Json.text(scale, "labelSelectorPath"))));
+                            Json.text(scale, "statusReplicasPath"), Json.text(scale, "labelSelectorPath")),
+                    conversion));
             definitions.schemas().putCustom(type, schema.raw());
             registry.register(type); // a new generation: discovery and OpenAPI are built afresh
 
@@ -345,6 +349,28 @@ class CrdController implements SmartLifecycle {
             }
         }
         served.put(name, now);
+    }
+
+    /**
+     * How the CRD's versions convert into each other: null with one version (nothing to
+     * convert), else at the storage version by its strategy (None or Webhook).
+     */
+    private Conversion conversion(JsonNode spec, JsonNode names) {
+        if (spec.path("versions").size() < 2) {
+            return null;
+        }
+        String storage = null;
+        for (JsonNode v : spec.path("versions")) {
+            if (v.path("storage").asBoolean(false)) {
+                storage = Json.text(spec, "group") + "/" + Json.text(v, "name");
+            }
+        }
+        JsonNode conversion = spec.path("conversion");
+        VersionConverter converter = "Webhook".equals(Json.text(conversion, "strategy"))
+                ? VersionConverter.webhook(Json.text(spec, "group"), Json.text(names, "kind"),
+                        conversion.path("webhook").path("clientConfig"), webhooks)
+                : VersionConverter.NONE;
+        return new Conversion(storage, converter);
     }
 
     private synchronized void stopServing(String crdName) {

@@ -18,9 +18,10 @@ import java.util.List;
  * @param subresources what discovery reports of its subresources
  * @param schema  how written objects are decoded, normalised and validated
  * @param scale   where its scale subresource reads and writes replicas (null without one)
+ * @param conversion how objects move between its versions (null when it has one version only)
  */
 record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy,
-                      List<Subresource> subresources, KindSchema schema, ScalePaths scale) {
+                      List<Subresource> subresources, KindSchema schema, ScalePaths scale, Conversion conversion) {
 
     /** The columns of a kind that names none: its name and age. */
     static final List<TableColumn> DEFAULT_COLUMNS = List.of(TableColumn.NAME, TableColumn.AGE);
@@ -36,6 +37,6 @@ record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn
      */
     static KindDefinition generic(ResourceType type, Schema schema) {
         return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false, Subresource.of(type),
-                new TypedSchema(schema), type.hasSubresource("scale") ? ScalePaths.WORKLOAD : null);
+                new TypedSchema(schema), type.hasSubresource("scale") ? ScalePaths.WORKLOAD : null, null);
     }
 }

@@ -87,7 +87,7 @@ final class KindDefinitions {
             definitions.register(new KindDefinition(t, STRATEGIES.getOrDefault(t.kind(), KindStrategy.DEFAULT),
                     BuiltInColumns.BY_KIND.getOrDefault(t.kind(), KindDefinition.DEFAULT_COLUMNS),
                     POLICY.contains(t.kind()), Subresource.of(t), new TypedSchema(schemas.of(t)),
-                    t.hasSubresource("scale") ? ScalePaths.WORKLOAD : null));
+                    t.hasSubresource("scale") ? ScalePaths.WORKLOAD : null, null));
         }
         return definitions;
     }

@@ -56,7 +56,7 @@ class ResourceController {
                        KindDefinitions definitions) {
         this.registry = registry;
         this.service = service;
-        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent);
+        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent, service::served);
         this.props = props;
         this.reader = new RequestReader(props.maxRequestBytes());
         this.deleter = new ResourceDeleter(service);
@@ -178,7 +178,9 @@ class ResourceController {
         ResourceLister.Page page = lister.list(type, info.namespace(), opts);
         String rv = Long.toString(page.result().revision());
         Format format = Format.of(request);
-        List<ObjectNode> items = page.result().items().stream().map(StoredObject::value).toList();
+        List<StoredObject> stored = format.partial() ? page.result().items()
+                : service.served(type, page.result().items());
+        List<ObjectNode> items = stored.stream().map(StoredObject::value).toList();
         ObjectNode body;
         if (format.table()) {
             body = TableConvertor.table(service.definition(type).columns(), items, rv, page.continueToken(),
@@ -186,7 +188,7 @@ class ResourceController {
             body.set("metadata", listMeta(page));
         } else if (!format.partial() && !format.yaml()) {
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                    .body(rawList(type, listMeta(page), page.result().items()));
+                    .body(rawList(type, listMeta(page), stored));
         } else {
             body = Json.object();
             body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());

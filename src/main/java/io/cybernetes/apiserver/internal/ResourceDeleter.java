@@ -71,14 +71,14 @@ final class ResourceDeleter {
                 return deleteNow ? Outcome.ok(obj, List.of()) : new Outcome(updated, 202, List.of());
             }
             if (deleteNow) {
-                StoredObject last = store.delete(key, cur.modRevision(), null);
+                StoredObject last = service.served(type, store.delete(key, cur.modRevision(), null));
                 service.admission().removed(type, namespace, last.value());
                 service.awaitCacheForPolicy(type, last);
                 return Outcome.stored(last, 200);
             }
-            StoredObject marked = store.update(key, updated, cur.modRevision(), null);
+            StoredObject marked = store.update(key, service.forStorage(type, updated), cur.modRevision(), null);
             service.awaitCacheForPolicy(type, marked);
-            return Outcome.stored(marked, 202);
+            return Outcome.stored(service.served(type, marked), 202);
         });
     }
 

@@ -138,9 +138,9 @@ final class ResourceService {
                 return new Outcome(body, 201, warnings);
             }
             try {
-                StoredObject created = store.create(type.key(namespace, name), body);
+                StoredObject created = store.create(type.key(namespace, name), forStorage(type, body));
                 awaitCacheForPolicy(type, created);
-                return Outcome.stored(created, 201).withWarnings(warnings);
+                return Outcome.stored(served(type, created), 201).withWarnings(warnings);
             } catch (StorageException e) {
                 admission.release(type, null, namespace, body, null, opts);
                 if (e.isExists() && generated && attempt < 8) {
@@ -215,7 +215,27 @@ final class ResourceService {
     // ---- get and list
 
     StoredObject get(ResourceType type, String namespace, String name) {
-        return store.get(type.key(namespace, name)).orElseThrow(() -> ApiException.notFound(type, name));
+        return served(type, store.get(type.key(namespace, name)).orElseThrow(() -> ApiException.notFound(type, name)));
+    }
+
+    // ---- versions
+
+    /** A stored object as the version the request names sees it (converted when its kind has several versions). */
+    StoredObject served(ResourceType type, StoredObject stored) {
+        Conversion c = definitions.of(type).conversion();
+        return c == null ? stored : c.served(type, stored);
+    }
+
+    /** Stored objects as the version the request names sees them. */
+    List<StoredObject> served(ResourceType type, List<StoredObject> stored) {
+        Conversion c = definitions.of(type).conversion();
+        return c == null ? stored : c.served(type, stored);
+    }
+
+    /** An object written through the request's version, as it is stored (at the kind's storage version). */
+    ObjectNode forStorage(ResourceType type, ObjectNode obj) {
+        Conversion c = definitions.of(type).conversion();
+        return c == null ? obj : c.forStorage(obj);
     }
 
     static long parseRevision(String rv) {
@@ -266,14 +286,14 @@ final class ResourceService {
             }
             try {
                 if (finalized) {
-                    StoredObject last = store.delete(key, cur.modRevision(), null);
+                    StoredObject last = served(type, store.delete(key, cur.modRevision(), null));
                     admission.removed(type, namespace, last.value());
                     awaitCacheForPolicy(type, last);
                     return Outcome.stored(last, 200);
                 }
-                StoredObject stored = store.update(key, updated, cur.modRevision(), null);
+                StoredObject stored = store.update(key, forStorage(type, updated), cur.modRevision(), null);
                 awaitCacheForPolicy(type, stored);
-                return Outcome.stored(stored, 200);
+                return Outcome.stored(served(type, stored), 200);
             } catch (StorageException e) {
                 admission.release(type, subresource, namespace, updated, old, opts);
                 if (e.isConflict() && expectedRevision > 0) {

@@ -79,9 +79,13 @@ final class WatchStreamer {
     /** Told of every event sent (for the watch-events metric). */
     private final java.util.function.Consumer<ResourceType> sent;
     private final EncodedEvents encoded = new EncodedEvents();
+    /** An object as the watch's version sees it: the same instance when its kind has one version. */
+    private final java.util.function.BiFunction<ResourceType, StoredObject, StoredObject> served;
     private final AtomicInteger open = new AtomicInteger();
 
-    WatchStreamer(Store store, WatchThreads threads, java.util.function.Consumer<ResourceType> sent) {
+    WatchStreamer(Store store, WatchThreads threads, java.util.function.Consumer<ResourceType> sent,
+                  java.util.function.BiFunction<ResourceType, StoredObject, StoredObject> served) {
+        this.served = served;
         this.store = store;
         this.lister = new ResourceLister(store);
         this.threads = threads;
@@ -283,7 +287,8 @@ final class WatchStreamer {
                     return;
                 }
                 StoredObject o = initial.get(initialSent++);
-                out.write(raw("ADDED", o.value(), o.jsonText()));
+                StoredObject shown = served.apply(req.type(), o);
+                out.write(raw("ADDED", shown.value(), shown == o ? o.jsonText() : null));
                 if (initialSent == initial.size()) {
                     flush(out);
                 }
@@ -396,13 +401,21 @@ final class WatchStreamer {
             }
             sent.accept(req.type());
             if (type.equals("DELETED") && e.type() != WatchEvent.Type.DELETED) {
-                out.write(raw(type, stampedPrevious(e), null));
+                out.write(raw(type, shown(stampedPrevious(e), e), null));
             } else if (req.table() || req.partial()) {
-                out.write(raw(type, e.object(), null));
+                out.write(raw(type, shown(e.object(), e), null));
             } else {
-                out.write(encoded.line(e, type));
+                ObjectNode shown = shown(e.object(), e);
+                out.write(shown == e.object() ? encoded.line(e, type) : raw(type, shown, null));
             }
             return true;
+        }
+
+        /** The event's object as this watch's version sees it (the same instance when no conversion is needed). */
+        private ObjectNode shown(ObjectNode object, WatchEvent e) {
+            StoredObject stored = new StoredObject(e.key(), 0, e.revision(), object);
+            StoredObject shown = served.apply(req.type(), stored);
+            return shown == stored ? object : shown.value();
         }
 
         /** The event type a filtered watcher sees, or null when the change is invisible to it. */
