@@ -366,10 +366,23 @@ class CustomResourceApiTest extends ApiTestSupport {
         for (int i = 0; i < 3; i++) {
             assertThat(post(base, widget(group, "d" + i, "{\"color\":\"red\"}")).code()).isEqualTo(201);
         }
+        // one instance holds on with a finalizer of its own: the CRD stays terminating until it is let go
+        assertThat(patch(base + "/d0", "application/merge-patch+json", "{\"metadata\":{\"finalizers\":"
+                + "[\"example.com/hold\"]}}").code()).isEqualTo(200);
         Response deleted = delete(CRDS + "/widgets." + group);
         assertThat(deleted.code()).as(deleted.body()).isIn(200, 202);
         assertThat(Json.strings(deleted.json().path("metadata").get("finalizers")))
                 .contains("customresourcecleanup.apiextensions.k8s.io");
+        assertThat(conditions(deleted.json())).contains("Terminating=True/InstanceDeletionPending");
+        eventually(() -> assertThat(get(base).json().path("items")).hasSize(1));
+        assertThat(conditions(get(CRDS + "/widgets." + group).json())).contains(
+                "Terminating=True/InstanceDeletionInProgress");
+        Response refused = post(base, widget(group, "late", "{\"color\":\"red\"}"));
+        assertThat(refused.code()).isEqualTo(405);
+        assertThat(refused.text("message")).isEqualTo("create not allowed while custom resource definition is"
+                + " terminating");
+        assertThat(patch(base + "/d0", "application/merge-patch+json", "{\"metadata\":{\"finalizers\":null}}")
+                .code()).isEqualTo(200);
         eventually(() -> assertThat(get(CRDS + "/widgets." + group).code()).isEqualTo(404));
         eventually(() -> assertThat(get(base).code()).isEqualTo(404));
         // a CRD of the same name starts empty
@@ -614,6 +627,36 @@ class CustomResourceApiTest extends ApiTestSupport {
         } finally {
             server.stop(0);
         }
+    }
+
+    @Test
+    void rbacAndQuotaApplyToCustomResourcesAsToBuiltIns() {
+        String group = "guarded.example.com";
+        establish(group);
+        assertThat(createNamespace("crd-guarded").code()).isEqualTo(201);
+        String base = "/apis/" + group + "/v1/namespaces/crd-guarded/widgets";
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/crd-guarded/roles", "{\"apiVersion\":"
+                + "\"rbac.authorization.k8s.io/v1\",\"kind\":\"Role\",\"metadata\":{\"name\":\"widget-reader\"},"
+                + "\"rules\":[{\"apiGroups\":[\"" + group + "\"],\"resources\":[\"widgets\"],\"verbs\":[\"get\","
+                + "\"list\"]}]}").code()).isEqualTo(201);
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/crd-guarded/rolebindings", "{\"apiVersion\":"
+                + "\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":\"carol-reads\"},"
+                + "\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Role\",\"name\":"
+                + "\"widget-reader\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"carol\"}]}").code()).isEqualTo(201);
+        assertThat(post("/api/v1/namespaces/crd-guarded/resourcequotas", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ResourceQuota\",\"metadata\":{\"name\":\"widgets\"},\"spec\":{\"hard\":{\"count/widgets."
+                + group + "\":\"1\"}}}").code()).isEqualTo(201);
+        assertThat(post(base, widget(group, "first", "{\"color\":\"red\"}")).code()).isEqualTo(201);
+        Response second = post(base, widget(group, "second", "{\"color\":\"red\"}"));
+        assertThat(second.code()).as(second.body()).isEqualTo(403);
+        assertThat(second.text("message")).contains("exceeded quota: widgets", "count/widgets." + group);
+
+        eventually(() -> assertThat(callAs("carol-token", "GET", base + "/first", null, null, "application/json")
+                .code()).isEqualTo(200));
+        Response denied = callAs("carol-token", "DELETE", base + "/first", null, null, "application/json");
+        assertThat(denied.code()).isEqualTo(403);
+        assertThat(denied.text("message")).isEqualTo("widgets." + group + " \"first\" is forbidden: User \"carol\""
+                + " cannot delete resource \"widgets\" in API group \"" + group + "\" in the namespace \"crd-guarded\"");
     }
 
     private static List<String> conditions(JsonNode crd) {
