@@ -59,6 +59,19 @@ interface KindStrategy {
         return true;
     }
 
+    /**
+     * Runs just before a new object is stored (not on dry runs), after validation and
+     * admission: takes what the object needs from a shared pool (a Service's cluster IP).
+     * Returns what undoes it, run when the object is not stored after all.
+     */
+    default Runnable beforeCreate(ObjectNode obj) {
+        return () -> { };
+    }
+
+    /** Runs once an object is gone from the store: gives back what it held. */
+    default void afterDelete(ObjectNode last) {
+    }
+
     KindStrategy DEFAULT = new KindStrategy() {
     };
 }

@@ -72,6 +72,7 @@ final class ResourceDeleter {
             }
             if (deleteNow) {
                 StoredObject last = service.served(type, store.delete(key, cur.modRevision(), null));
+                strategy.afterDelete(last.value());
                 service.admission().removed(type, namespace, last.value());
                 service.awaitCacheForPolicy(type, last);
                 return Outcome.stored(last, 200);

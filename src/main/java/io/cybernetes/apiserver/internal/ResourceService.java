@@ -137,17 +137,20 @@ final class ResourceService {
                 }
                 return new Outcome(body, 201, warnings);
             }
+            Runnable undo = strategy.beforeCreate(body);
             try {
                 StoredObject created = store.create(type.key(namespace, name), forStorage(type, body));
                 awaitCacheForPolicy(type, created);
                 return Outcome.stored(served(type, created), 201).withWarnings(warnings);
             } catch (StorageException e) {
+                undo.run();
                 admission.release(type, null, namespace, body, null, opts);
                 if (e.isExists() && generated && attempt < 8) {
                     continue;
                 }
                 throw translate(e, type, name);
             } catch (RuntimeException e) {
+                undo.run();
                 admission.release(type, null, namespace, body, null, opts);
                 throw e;
             }
@@ -287,6 +290,7 @@ final class ResourceService {
             try {
                 if (finalized) {
                     StoredObject last = served(type, store.delete(key, cur.modRevision(), null));
+                    definitions.of(type).strategy().afterDelete(last.value());
                     admission.removed(type, namespace, last.value());
                     awaitCacheForPolicy(type, last);
                     return Outcome.stored(last, 200);
