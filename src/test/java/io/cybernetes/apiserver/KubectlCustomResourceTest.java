@@ -39,7 +39,10 @@ class KubectlCustomResourceTest extends ApiTestSupport {
     void aCustomKindThroughKubectl() throws Exception {
         assertThat(Path.of(Kubectl.PATH)).as("kubectl must be installed for these tests").isExecutable();
         String group = "kubectl.example.com";
-        Path crd = file("crd.yaml", CustomResourceApiTest.widgetCrd(group));
+        // other tests' CRDs serve widgets too (in other groups): names are qualified, the short name is our own
+        String widgets = "widgets." + group;
+        Path crd = file("crd.yaml", CustomResourceApiTest.widgetCrd(group).replace("shortNames: [wd]",
+                "shortNames: [kwd]").replace("categories: [toys]", "categories: [toys, all]"));
         Run applied = kubectl("apply", "-f", crd.toString());
         ok(applied);
         assertThat(applied.out()).contains("customresourcedefinition.apiextensions.k8s.io/widgets." + group + " created");
@@ -66,36 +69,39 @@ class KubectlCustomResourceTest extends ApiTestSupport {
         ok(created);
         assertThat(created.out()).contains("widget." + group + "/w1 created", "widget." + group + "/w2 created");
 
-        Run listed = kubectl("get", "widgets", "-n", "kubectl-crs");
+        Run listed = kubectl("get", widgets, "-n", "kubectl-crs");
         ok(listed);
         assertThat(listed.out().lines().findFirst().orElse("")).matches("NAME\\s+COLOR\\s+REPLICAS");
         assertThat(listed.out()).containsPattern("w1\\s+red\\s+2").containsPattern("w2\\s+green\\s+1");
-        Run wide = kubectl("get", "wd", "-n", "kubectl-crs", "-o", "wide");
+        Run wide = kubectl("get", "kwd", "-n", "kubectl-crs", "-o", "wide");
         ok(wide);
         assertThat(wide.out().lines().findFirst().orElse("")).matches("NAME\\s+COLOR\\s+REPLICAS\\s+READY");
         Run byCategory = kubectl("get", "toys", "-n", "kubectl-crs", "-o", "name");
         ok(byCategory);
         assertThat(byCategory.out()).contains("widget." + group + "/w1", "widget." + group + "/w2");
+        Run all = kubectl("get", "all", "-n", "kubectl-crs", "-o", "name");
+        ok(all);
+        assertThat(all.out()).contains("widget." + group + "/w1");
 
-        Run explained = kubectl("explain", "widgets.spec.color");
+        Run explained = kubectl("explain", "widgets.spec.color", "--api-version=" + group + "/v1");
         ok(explained);
         assertThat(explained.out()).contains("color", "string");
 
-        Run scaled = kubectl("scale", "-n", "kubectl-crs", "widget/w1", "--replicas=3");
+        Run scaled = kubectl("scale", "-n", "kubectl-crs", widgets + "/w1", "--replicas=3");
         ok(scaled);
         assertThat(scaled.out()).contains("widget." + group + "/w1 scaled");
-        Run replicas = kubectl("get", "-n", "kubectl-crs", "widget", "w1", "-o", "jsonpath={.spec.replicas}");
+        Run replicas = kubectl("get", "-n", "kubectl-crs", widgets, "w1", "-o", "jsonpath={.spec.replicas}");
         assertThat(replicas.out()).isEqualTo("3");
 
-        Run patched = kubectl("patch", "-n", "kubectl-crs", "widget", "w1", "--type=merge", "-p",
+        Run patched = kubectl("patch", "-n", "kubectl-crs", widgets, "w1", "--type=merge", "-p",
                 "{\"spec\":{\"color\":\"blue\"}}");
         ok(patched);
         assertThat(patched.out()).contains("widget." + group + "/w1 patched");
-        Run strategic = kubectl("patch", "-n", "kubectl-crs", "widget", "w1", "-p", "{\"spec\":{\"color\":\"red\"}}");
+        Run strategic = kubectl("patch", "-n", "kubectl-crs", widgets, "w1", "-p", "{\"spec\":{\"color\":\"red\"}}");
         assertThat(strategic.exit()).isNotZero();
         assertThat(strategic.err()).contains("application/strategic-merge-patch+json is not supported");
 
-        Run invalid = kubectl("patch", "-n", "kubectl-crs", "widget", "w1", "--type=merge", "-p",
+        Run invalid = kubectl("patch", "-n", "kubectl-crs", widgets, "w1", "--type=merge", "-p",
                 "{\"spec\":{\"color\":\"pink\"}}");
         assertThat(invalid.exit()).isNotZero();
         assertThat(invalid.err()).contains("Unsupported value: \"pink\"");
@@ -104,11 +110,11 @@ class KubectlCustomResourceTest extends ApiTestSupport {
         ok(reapplied);
         assertThat(reapplied.out()).contains("widget." + group + "/w1 configured");
 
-        ok(kubectl("delete", "-n", "kubectl-crs", "widget", "w2"));
+        ok(kubectl("delete", "-n", "kubectl-crs", widgets, "w2"));
         Run deleted = kubectl("delete", "-f", crd.toString(), "--timeout=60s");
         ok(deleted);
         assertThat(deleted.out()).contains("customresourcedefinition.apiextensions.k8s.io \"widgets." + group
                 + "\" deleted");
-        eventually(() -> assertThat(kubectl("get", "widgets." + group, "-n", "kubectl-crs").exit()).isNotZero());
+        eventually(() -> assertThat(kubectl("get", widgets, "-n", "kubectl-crs").exit()).isNotZero());
     }
 }
