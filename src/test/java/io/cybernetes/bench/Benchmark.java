@@ -185,6 +185,10 @@ public final class Benchmark {
             watchLatency();
             return;
         }
+        if ("crd".equals(System.getProperty("bench.only"))) {
+            customResources();
+            return;
+        }
         if ("api".equals(System.getProperty("bench.only"))) {
             load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
             load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
@@ -209,6 +213,114 @@ public final class Benchmark {
 
         watchLatency();
         listPods();
+    }
+
+    // ---- custom resources
+
+    /** A kind of about ten fields and one CEL rule. */
+    private static final String BENCH_CRD = """
+            {"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+             "metadata":{"name":"widgets.bench.example.com"},
+             "spec":{"group":"bench.example.com","scope":"Namespaced",
+              "names":{"plural":"widgets","kind":"Widget"},
+              "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
+               "schema":{"openAPIV3Schema":{"type":"object","properties":{
+                "spec":{"type":"object","required":["color"],
+                 "x-kubernetes-validations":[{"rule":"self.min <= self.max","message":"min must not exceed max"}],
+                 "properties":{
+                  "color":{"type":"string","enum":["red","green","blue"]},
+                  "size":{"type":"string","default":"medium"},
+                  "min":{"type":"integer","minimum":0},
+                  "max":{"type":"integer","maximum":1000},
+                  "owner":{"type":"string","maxLength":63},
+                  "tags":{"type":"array","items":{"type":"string"},"x-kubernetes-list-type":"set"},
+                  "labels":{"type":"object","additionalProperties":{"type":"string"}},
+                  "enabled":{"type":"boolean"},
+                  "ratio":{"type":"number"},
+                  "payload":{"type":"string"}}},
+                "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}}}]}}""";
+
+    /**
+     * Custom resources through the API next to ConfigMaps in the same run: the time from a
+     * CRD's creation to its first instance being served, then as many creates of each
+     * (1 KiB, ten fields, one CEL rule for the custom resource) from the same clients.
+     */
+    private void customResources() throws Exception {
+        int count = Integer.getInteger("bench.crs", 10_000);
+        http("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", "{\"metadata\":{\"name\":\"bench-widgets\"},"
+                + "\"rules\":[{\"apiGroups\":[\"bench.example.com\"],\"resources\":[\"widgets\"],\"verbs\":[\"*\"]}]}");
+        http("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/bench/rolebindings", "{\"metadata\":{\"name\":"
+                + "\"bench-widgets\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+                + "\"name\":\"bench-widgets\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"benchers\","
+                + "\"apiGroup\":\"rbac.authorization.k8s.io\"}]}");
+        String widgets = "/apis/bench.example.com/v1/namespaces/bench/widgets";
+        long t0 = System.nanoTime();
+        HttpResponse<String> crd = http("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", BENCH_CRD);
+        if (crd.statusCode() != 201) {
+            throw new IllegalStateException("the CRD was refused: " + crd.body());
+        }
+        while (http("POST", widgets, Json.write(widget("first"))).statusCode() != 201) {
+            if (System.nanoTime() - t0 > 30_000_000_000L) {
+                throw new IllegalStateException("the CRD was never served");
+            }
+            Thread.sleep(5);
+        }
+        double servedMs = (System.nanoTime() - t0) / 1e6;
+        loadCount("warm-up", 1_000, i -> create(widgets, widget("w" + i)));
+        loadCount("warm-up", 1_000, i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+        Result configMaps = loadCount("configmaps", count,
+                i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
+        Result crs = loadCount("custom resources", count, i -> create(widgets, widget("c" + i)));
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%,d creates of each, %d clients%n%n", count, CLIENTS);
+        System.out.println("| what | ops/s | p50 ms | p99 ms |");
+        System.out.println("|---|---:|---:|---:|");
+        configMaps.print("API create over HTTPS (1 KiB ConfigMap)");
+        crs.print("API create over HTTPS (1 KiB custom resource, 10 fields, 1 CEL rule)");
+        System.out.printf(Locale.ROOT, "%ncustom resource / ConfigMap rate = %.2f%n", crs.rate / configMaps.rate);
+        System.out.printf(Locale.ROOT, "CRD created to first instance served: %.0f ms%n", servedMs);
+    }
+
+    private static ObjectNode widget(String name) {
+        ObjectNode o = Json.object();
+        o.put("apiVersion", "bench.example.com/v1");
+        o.put("kind", "Widget");
+        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        ObjectNode spec = o.putObject("spec");
+        spec.put("color", "red").put("min", 1).put("max", 10).put("owner", "team-a").put("enabled", true)
+                .put("ratio", 0.5);
+        spec.putArray("tags").add("a").add("b");
+        spec.putObject("labels").put("tier", "web");
+        spec.put("payload", "x".repeat(1024 - 300));
+        return o;
+    }
+
+    /** A fixed number of operations shared among the clients, timed. */
+    private Result loadCount(String name, int n, Op op) throws Exception {
+        AtomicLong seq = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        long start = System.nanoTime();
+        List<Future<long[]>> futures = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            futures.add(pool.submit(() -> {
+                long[] lat = new long[n];
+                int k = 0;
+                for (long i = seq.incrementAndGet(); i <= n; i = seq.incrementAndGet()) {
+                    long t0 = System.nanoTime();
+                    op.run(i);
+                    lat[k++] = System.nanoTime() - t0;
+                }
+                return Arrays.copyOf(lat, k);
+            }));
+        }
+        List<long[]> all = new ArrayList<>();
+        for (Future<long[]> f : futures) {
+            all.add(f.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        return new Result(merged.length / seconds, pct(merged, 0.50) / 1e6, pct(merged, 0.99) / 1e6, merged.length);
     }
 
     // ---- load generation
