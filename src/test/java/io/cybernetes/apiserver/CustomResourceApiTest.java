@@ -659,6 +659,44 @@ class CustomResourceApiTest extends ApiTestSupport {
                 + " cannot delete resource \"widgets\" in API group \"" + group + "\" in the namespace \"crd-guarded\"");
     }
 
+    @Test
+    void aDefaultAddedToTheSchemaShowsOnObjectsStoredBefore() {
+        String crd = """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: notes.defaults.example.com}
+                spec:
+                  group: defaults.example.com
+                  scope: Namespaced
+                  names: {plural: notes, kind: Note}
+                  versions:
+                  - name: v1
+                    served: true
+                    storage: true
+                    schema:
+                      openAPIV3Schema:
+                        type: object
+                        properties:
+                          spec:
+                            type: object
+                            properties:
+                              text: {type: string}
+                """;
+        assertThat(postYaml(CRDS, crd).code()).isEqualTo(201);
+        String base = "/apis/defaults.example.com/v1/namespaces/default/notes";
+        eventually(() -> assertThat(get(base).code()).isEqualTo(200));
+        assertThat(post(base, "{\"apiVersion\":\"defaults.example.com/v1\",\"kind\":\"Note\",\"metadata\":"
+                + "{\"name\":\"old\"},\"spec\":{\"text\":\"hi\"}}").code()).isEqualTo(201);
+        Response updated = call("PUT", CRDS + "/notes.defaults.example.com", "application/yaml",
+                crd.replace("text: {type: string}", "text: {type: string}\n" + " ".repeat(14)
+                        + "priority: {type: integer, default: 3}").replace("metadata: {name: notes.defaults.example.com}",
+                        "metadata: {name: notes.defaults.example.com, resourceVersion: '"
+                                + get(CRDS + "/notes.defaults.example.com").text("metadata.resourceVersion") + "'}"));
+        assertThat(updated.code()).as(updated.body()).isEqualTo(200);
+        eventually(() -> assertThat(get(base + "/old").text("spec.priority")).isEqualTo("3"));
+        assertThat(get(base).json().path("items").get(0).path("spec").path("priority").asInt()).isEqualTo(3);
+    }
+
     private static List<String> conditions(JsonNode crd) {
         List<String> out = new ArrayList<>();
         crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="

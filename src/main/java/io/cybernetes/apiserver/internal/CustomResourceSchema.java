@@ -53,6 +53,16 @@ final class CustomResourceSchema implements KindSchema {
     }
 
     @Override
+    public ObjectNode onRead(ObjectNode stored) {
+        if (!CustomResourceValues.lacksDefaults(stored, schema)) {
+            return stored;
+        }
+        ObjectNode copy = stored.deepCopy();
+        CustomResourceValues.applyDefaults(copy, schema);
+        return copy;
+    }
+
+    @Override
     public boolean strategicMerge() {
         return false;
     }

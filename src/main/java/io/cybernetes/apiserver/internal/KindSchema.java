@@ -29,6 +29,15 @@ interface KindSchema {
     /** Validates a new object (old null) or an update; adds the 422 causes. */
     void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes);
 
+    /**
+     * An object as read from storage: for a custom resource, with the defaults its schema
+     * has now (a default added to a CRD shows on objects stored before). The same
+     * instance when there is nothing to add.
+     */
+    default ObjectNode onRead(ObjectNode stored) {
+        return stored;
+    }
+
     /** Whether strategic merge patches apply (they need Go struct tags; custom resources have none). */
     default boolean strategicMerge() {
         return true;

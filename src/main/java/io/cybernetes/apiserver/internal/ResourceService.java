@@ -225,14 +225,31 @@ final class ResourceService {
 
     /** A stored object as the version the request names sees it (converted when its kind has several versions). */
     StoredObject served(ResourceType type, StoredObject stored) {
-        Conversion c = definitions.of(type).conversion();
-        return c == null ? stored : c.served(type, stored);
+        KindDefinition d = definitions.of(type);
+        StoredObject converted = d.conversion() == null ? stored : d.conversion().served(type, stored);
+        return withReadDefaults(d, converted);
     }
 
     /** Stored objects as the version the request names sees them. */
     List<StoredObject> served(ResourceType type, List<StoredObject> stored) {
-        Conversion c = definitions.of(type).conversion();
-        return c == null ? stored : c.served(type, stored);
+        KindDefinition d = definitions.of(type);
+        List<StoredObject> converted = d.conversion() == null ? stored : d.conversion().served(type, stored);
+        List<StoredObject> out = null;
+        for (int i = 0; i < converted.size(); i++) {
+            StoredObject o = withReadDefaults(d, converted.get(i));
+            if (o != converted.get(i) && out == null) {
+                out = new ArrayList<>(converted);
+            }
+            if (out != null) {
+                out.set(i, o);
+            }
+        }
+        return out == null ? converted : out;
+    }
+
+    private static StoredObject withReadDefaults(KindDefinition d, StoredObject o) {
+        ObjectNode read = d.schema().onRead(o.value());
+        return read == o.value() ? o : new StoredObject(o.key(), o.createRevision(), o.modRevision(), read);
     }
 
     /** An object written through the request's version, as it is stored (at the kind's storage version). */

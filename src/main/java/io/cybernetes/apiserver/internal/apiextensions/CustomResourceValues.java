@@ -96,6 +96,30 @@ public final class CustomResourceValues {
         }
     }
 
+    /** Whether a default of the schema is missing from the value (so applying them would change it). */
+    public static boolean lacksDefaults(JsonNode value, StructuralSchema schema) {
+        if (value instanceof ObjectNode o) {
+            for (Map.Entry<String, StructuralSchema> p : schema.properties.entrySet()) {
+                if (p.getValue().defaultValue != null && !o.has(p.getKey())) {
+                    return true;
+                }
+            }
+            for (Map.Entry<String, JsonNode> e : o.properties()) {
+                StructuralSchema child = schema.field(e.getKey());
+                if (child != null && lacksDefaults(e.getValue(), child)) {
+                    return true;
+                }
+            }
+        } else if (value instanceof ArrayNode a && schema.items != null) {
+            for (JsonNode item : a) {
+                if (lacksDefaults(item, schema.items)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Validates a pruned and defaulted object; adds one cause per violation. */
     public static void validate(ObjectNode object, StructuralSchema schema, List<StatusCause> causes) {
         validateObject(object, schema, "", true, causes);
