@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.auth.RuleResolver;

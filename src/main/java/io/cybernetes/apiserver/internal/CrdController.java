@@ -1,9 +1,19 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.Conversion;
+import io.cybernetes.apiserver.internal.registry.CustomResourceSchema;
+import io.cybernetes.apiserver.internal.registry.CustomResourceStrategy;
+import io.cybernetes.apiserver.internal.registry.KindDefinition;
+import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.registry.ScalePaths;
+import io.cybernetes.apiserver.internal.registry.Subresource;
+import io.cybernetes.apiserver.internal.registry.TableColumn;
+import io.cybernetes.apiserver.internal.registry.VersionConverter;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.apiextensions.CrdConditions;
 import io.cybernetes.apiserver.internal.apiextensions.JsonPath;
 import io.cybernetes.apiserver.internal.apiextensions.StructuralSchema;
 import io.cybernetes.store.ListRequest;
@@ -43,7 +53,6 @@ import java.util.concurrent.TimeUnit;
 @Component
 class CrdController implements SmartLifecycle {
 
-    static final String CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
     private static final Logger log = LoggerFactory.getLogger(CrdController.class);
     private static final WriteOptions WRITE = WriteOptions.server("apiextensions-apiserver");
 
@@ -120,7 +129,7 @@ class CrdController implements SmartLifecycle {
         try {
             if (Json.text(crd, "metadata.deletionTimestamp") != null) {
                 terminating.add(name);
-                if (Json.strings(crd.path("metadata").get("finalizers")).contains(CLEANUP_FINALIZER)
+                if (Json.strings(crd.path("metadata").get("finalizers")).contains(CrdConditions.CLEANUP_FINALIZER)
                         && cleaning.add(name)) {
                     cleanup.execute(() -> cleanUp(name));
                 }
@@ -135,7 +144,7 @@ class CrdController implements SmartLifecycle {
                 });
                 return;
             }
-            if (condition(status, "Established")) {
+            if (CrdConditions.isTrue(status, "Established")) {
                 serve(crd, status);
             } else {
                 stopServing(name);
@@ -157,17 +166,17 @@ class CrdController implements SmartLifecycle {
         String conflict = conflict(crd);
         if (conflict == null) {
             status.set("acceptedNames", acceptedNames(names));
-            setCondition(status, old, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
-            setCondition(status, old, "Established", "True", "InitialNamesAccepted",
+            CrdConditions.set(status, old, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
+            CrdConditions.set(status, old, "Established", "True", "InitialNamesAccepted",
                     "the initial names have been accepted");
         } else {
             if (!status.has("acceptedNames")) {
                 status.putObject("acceptedNames").put("plural", "").put("kind", "");
             }
-            setCondition(status, old, "NamesAccepted", "False", conflict.substring(0, conflict.indexOf(':')),
+            CrdConditions.set(status, old, "NamesAccepted", "False", conflict.substring(0, conflict.indexOf(':')),
                     conflict.substring(conflict.indexOf(':') + 1));
-            if (!condition(old, "Established")) {
-                setCondition(status, old, "Established", "False", "NotAccepted", "not all names are accepted");
+            if (!CrdConditions.isTrue(old, "Established")) {
+                CrdConditions.set(status, old, "Established", "False", "NotAccepted", "not all names are accepted");
             }
         }
         ArrayNode stored = status.has("storedVersions") ? (ArrayNode) status.get("storedVersions")
@@ -258,45 +267,6 @@ class CrdController implements SmartLifecycle {
     private boolean builtIn(ResourceType type) {
         return registry.byPath(type.group(), type.version(), type.plural())
                 .filter(t -> served.values().stream().noneMatch(l -> l.contains(t))).isPresent();
-    }
-
-    private static boolean condition(JsonNode status, String type) {
-        for (JsonNode c : status.path("conditions")) {
-            if (type.equals(Json.text(c, "type"))) {
-                return "True".equals(Json.text(c, "status"));
-            }
-        }
-        return false;
-    }
-
-    /** Sets a condition of a CRD's status, keeping its transition time when its status has not changed. */
-    static void setCondition(ObjectNode status, String type, String value, String reason, String message) {
-        setCondition(status, status.deepCopy(), type, value, reason, message);
-    }
-
-    private static void setCondition(ObjectNode status, JsonNode old, String type, String value, String reason,
-                                     String message) {
-        ArrayNode conditions = status.has("conditions") ? (ArrayNode) status.get("conditions")
-                : status.putArray("conditions");
-        String since = ResourceService.now();
-        for (JsonNode c : old.path("conditions")) {
-            if (type.equals(Json.text(c, "type")) && value.equals(Json.text(c, "status"))) {
-                since = Json.text(c, "lastTransitionTime");
-            }
-        }
-        ObjectNode c = Json.object();
-        c.put("type", type);
-        c.put("status", value);
-        c.put("lastTransitionTime", since);
-        c.put("reason", reason);
-        c.put("message", message);
-        for (int i = 0; i < conditions.size(); i++) {
-            if (type.equals(Json.text(conditions.get(i), "type"))) {
-                conditions.set(i, c);
-                return;
-            }
-        }
-        conditions.add(c);
     }
 
     // ---- serving
@@ -456,7 +426,7 @@ class CrdController implements SmartLifecycle {
             service.guaranteedUpdate(crds, null, crdName, 0, WRITE, cur -> {
                 ArrayNode f = (ArrayNode) cur.path("metadata").path("finalizers");
                 for (int i = f.size() - 1; i >= 0; i--) {
-                    if (CLEANUP_FINALIZER.equals(f.get(i).asString())) {
+                    if (CrdConditions.CLEANUP_FINALIZER.equals(f.get(i).asString())) {
                         f.remove(i);
                     }
                 }
@@ -475,7 +445,7 @@ class CrdController implements SmartLifecycle {
 
     private void setTerminating(String crdName, String value, String reason, String message) {
         service.guaranteedUpdate(crds, null, crdName, "status", 0, WRITE, cur -> {
-            setCondition(Json.child(cur, "status"), "Terminating", value, reason, message);
+            CrdConditions.set(Json.child(cur, "status"), "Terminating", value, reason, message);
             return cur;
         });
     }

@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.StrictDecoder;
+
 /** The parts of a delete request's DeleteOptions (body or query) that the server acts on. */
 record DeleteOptions(String propagationPolicy, Long gracePeriodSeconds, String preconditionUid,
                      String preconditionResourceVersion, boolean dryRun, io.cybernetes.auth.UserInfo user) {

@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.MetaValidation;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import tools.jackson.databind.node.ArrayNode;

@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.StrictDecoder;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.FieldSelector;
 import io.cybernetes.api.Json;

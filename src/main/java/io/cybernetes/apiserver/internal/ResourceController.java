@@ -48,12 +48,15 @@ class ResourceController {
     private final ResourceDeleter deleter;
     private final ResourceLister lister;
     private final AccessReviews reviews;
-    private final KindDefinitions definitions;
+    /**
+     * The subresources that are more than the object's own get and update, by name, for
+     * every kind that declares them (what each kind declares is in its definition).
+     */
+    private final java.util.Map<String, SubresourceHandler> handlers = new java.util.HashMap<>();
 
     ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
-                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics,
-                       KindDefinitions definitions) {
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
         this.registry = registry;
         this.service = service;
         this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent, service::served);
@@ -62,11 +65,10 @@ class ResourceController {
         this.deleter = new ResourceDeleter(service);
         this.lister = new ResourceLister(service.store());
         this.reviews = new AccessReviews(authorizer, rules, tokens);
-        this.definitions = definitions;
         TokenRequests tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
-        definitions.serve("scale", ScaleSubresource::serve);
-        definitions.serve("binding", PodBinding::serve);
-        definitions.serve("token", call -> {
+        handlers.put("scale", ScaleSubresource::serve);
+        handlers.put("binding", PodBinding::serve);
+        handlers.put("token", call -> {
             if (!call.request().method().equals("POST")) {
                 throw ApiException.methodNotAllowed();
             }
@@ -111,7 +113,7 @@ class ResourceController {
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.pathNotFound();
         }
-        SubresourceHandler handler = info.subresource() == null ? null : definitions.handler(info.subresource());
+        SubresourceHandler handler = info.subresource() == null ? null : handlers.get(info.subresource());
         if (handler != null) {
             SubresourceHandler.Answer answer = handler.serve(new SubresourceHandler.Call(request, type,
                     info.namespace(), info.name(), service, reader));

@@ -1,5 +1,13 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.Conversion;
+import io.cybernetes.apiserver.internal.registry.KindDefinition;
+import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.registry.KindSchema;
+import io.cybernetes.apiserver.internal.registry.KindStrategy;
+import io.cybernetes.apiserver.internal.registry.MetaValidation;
+import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
+import io.cybernetes.apiserver.internal.registry.StrictDecoder;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceType;

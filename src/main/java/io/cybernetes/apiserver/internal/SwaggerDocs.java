@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.Schema;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.swagger.v3.oas.models.Components;

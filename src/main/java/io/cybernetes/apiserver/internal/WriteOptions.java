@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.StrictDecoder;
 import io.cybernetes.auth.UserInfo;
 
 import java.util.List;

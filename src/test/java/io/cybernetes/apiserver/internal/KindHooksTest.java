@@ -1,5 +1,9 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.registry.KindDefinition;
+import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.registry.KindStrategy;
+import io.cybernetes.apiserver.internal.registry.TypedSchema;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiTestSupport;

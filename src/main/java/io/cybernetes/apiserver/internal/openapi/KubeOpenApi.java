@@ -4,8 +4,8 @@ import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceRegistry.GroupVersion;
 import io.cybernetes.api.ResourceType;
-import io.cybernetes.apiserver.internal.Schema;
-import io.cybernetes.apiserver.internal.SchemaRegistry;
+import io.cybernetes.apiserver.internal.registry.Schema;
+import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 

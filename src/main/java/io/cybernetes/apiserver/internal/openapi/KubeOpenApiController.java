@@ -4,7 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceRegistry.GroupVersion;
-import io.cybernetes.apiserver.internal.SchemaRegistry;
+import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

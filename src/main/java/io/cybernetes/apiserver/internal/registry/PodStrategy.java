@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
@@ -10,7 +10,7 @@ import tools.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /** Pods: defaults, Pending status on create, and a spec that is immutable but for images and a few fields. */
-final class PodStrategy implements KindStrategy {
+public final class PodStrategy implements KindStrategy {
 
     @Override
     public void prepareForCreate(ObjectNode obj) {

@@ -1,6 +1,7 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.apiserver.internal.apiextensions.CrdConditions;
 import io.cybernetes.apiserver.internal.apiextensions.CrdValidation;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.node.ArrayNode;
@@ -15,7 +16,7 @@ import java.util.Locale;
  * new CRD starts without status, the generation counts spec changes, and validation is
  * {@link CrdValidation}'s.
  */
-final class CrdStrategy implements KindStrategy {
+public final class CrdStrategy implements KindStrategy {
 
     @Override
     public void prepareForCreate(ObjectNode obj) {
@@ -61,7 +62,7 @@ final class CrdStrategy implements KindStrategy {
         return true;
     }
 
-    /** A deleted CRD stays until its instances are gone ({@link CrdController} removes the finalizer then). */
+    /** A deleted CRD stays until its instances are gone (the CRD controller removes the finalizer then). */
     @Override
     public boolean terminates() {
         return true;
@@ -72,10 +73,10 @@ final class CrdStrategy implements KindStrategy {
         ObjectNode meta = Json.child(obj, "metadata");
         ArrayNode finalizers = meta.has("finalizers") && meta.get("finalizers").isArray()
                 ? (ArrayNode) meta.get("finalizers") : meta.putArray("finalizers");
-        if (!Json.strings(finalizers).contains(CrdController.CLEANUP_FINALIZER)) {
-            finalizers.add(CrdController.CLEANUP_FINALIZER);
+        if (!Json.strings(finalizers).contains(CrdConditions.CLEANUP_FINALIZER)) {
+            finalizers.add(CrdConditions.CLEANUP_FINALIZER);
         }
-        CrdController.setCondition(Json.child(obj, "status"), "Terminating", "True", "InstanceDeletionPending",
+        CrdConditions.set(Json.child(obj, "status"), "Terminating", "True", "InstanceDeletionPending",
                 "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon");
     }
 }

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import tools.jackson.databind.JsonNode;
@@ -12,20 +12,20 @@ import java.util.function.Function;
  * {@code columnDefinitions} show them, its priority (1: only with {@code -o wide}) and
  * how to compute its cell from an object.
  */
-record TableColumn(String name, String type, String format, int priority, Function<JsonNode, Object> cell) {
+public record TableColumn(String name, String type, String format, int priority, Function<JsonNode, Object> cell) {
 
-    static final TableColumn NAME = new TableColumn("Name", "string", "name", 0, o -> Json.text(o, "metadata.name"));
-    static final TableColumn AGE = new TableColumn("Age", "string", "", 0, TableColumn::age);
-    static final TableColumn CREATED_AT = new TableColumn("Created At", "date", "", 0,
+    public static final TableColumn NAME = new TableColumn("Name", "string", "name", 0, o -> Json.text(o, "metadata.name"));
+    public static final TableColumn AGE = new TableColumn("Age", "string", "", 0, TableColumn::age);
+    public static final TableColumn CREATED_AT = new TableColumn("Created At", "date", "", 0,
             o -> Json.text(o, "metadata.creationTimestamp"));
 
     /** A string column. */
-    static TableColumn text(String name, int priority, Function<JsonNode, Object> cell) {
+    public static TableColumn text(String name, int priority, Function<JsonNode, Object> cell) {
         return new TableColumn(name, "string", "", priority, cell);
     }
 
     /** An integer column. */
-    static TableColumn integer(String name, Function<JsonNode, Object> cell) {
+    public static TableColumn integer(String name, Function<JsonNode, Object> cell) {
         return new TableColumn(name, "integer", "", 0, cell);
     }
 

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.GoStrings;
@@ -14,13 +14,13 @@ import java.util.Set;
  * Roles and role bindings as objects: the shape of rules, role references and subjects.
  * What they grant is the authorizer's business, not this one's.
  */
-final class RbacStrategy implements KindStrategy {
+public final class RbacStrategy implements KindStrategy {
 
     private static final String GROUP = "rbac.authorization.k8s.io";
     private final boolean binding;
     private final boolean clusterScoped;
 
-    RbacStrategy(boolean binding, boolean clusterScoped) {
+    public RbacStrategy(boolean binding, boolean clusterScoped) {
         this.binding = binding;
         this.clusterScoped = clusterScoped;
     }

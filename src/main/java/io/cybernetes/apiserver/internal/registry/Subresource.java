@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
 
@@ -10,16 +10,16 @@ import java.util.List;
  * autoscaling/v1 Scale, {@code binding} a Binding, {@code token} a TokenRequest) and its
  * verbs.
  */
-record Subresource(String name, String group, String version, String kind, List<String> verbs) {
+public record Subresource(String name, String group, String version, String kind, List<String> verbs) {
 
     private static final List<String> READ_WRITE = List.of("get", "patch", "update");
 
-    Subresource {
+    public Subresource {
         verbs = List.copyOf(verbs);
     }
 
     /** The subresource of that name of a built-in kind. */
-    static Subresource of(ResourceType t, String name) {
+    public static Subresource of(ResourceType t, String name) {
         return switch (name) {
             case "scale" -> new Subresource(name, "autoscaling", "v1", "Scale", READ_WRITE);
             case "binding" -> new Subresource(name, "", "v1", "Binding", List.of("create"));
@@ -30,7 +30,7 @@ record Subresource(String name, String group, String version, String kind, List<
     }
 
     /** Every subresource the kind declares, sorted by name as discovery lists them. */
-    static List<Subresource> of(ResourceType t) {
+    public static List<Subresource> of(ResourceType t) {
         return t.subresources().stream().sorted().map(name -> of(t, name)).toList();
     }
 }

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /** Deployments and ReplicaSets: replicas and strategy defaults, a selector that matches the template. */
-final class WorkloadStrategy implements KindStrategy {
+public final class WorkloadStrategy implements KindStrategy {
 
     private final boolean deployment;
 
-    WorkloadStrategy(boolean deployment) {
+    public WorkloadStrategy(boolean deployment) {
         this.deployment = deployment;
     }
 

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import tools.jackson.databind.JsonNode;
@@ -9,7 +9,7 @@ import java.util.Base64;
 import java.util.Map;
 
 /** Secrets: type Opaque by default, and {@code stringData} folded into base64 {@code data}. */
-final class SecretStrategy implements KindStrategy {
+public final class SecretStrategy implements KindStrategy {
 
     @Override
     public void prepareForCreate(ObjectNode obj) {
@@ -21,7 +21,7 @@ final class SecretStrategy implements KindStrategy {
         fold(obj);
     }
 
-    static void fold(ObjectNode obj) {
+    public static void fold(ObjectNode obj) {
         PodSpecs.putIfAbsent(obj, "type", "Opaque");
         JsonNode stringData = obj.remove("stringData");
         if (stringData != null && stringData.isObject()) {

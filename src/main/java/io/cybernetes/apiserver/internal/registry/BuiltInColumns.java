@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
@@ -10,14 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static io.cybernetes.apiserver.internal.TableColumn.AGE;
-import static io.cybernetes.apiserver.internal.TableColumn.CREATED_AT;
-import static io.cybernetes.apiserver.internal.TableColumn.NAME;
-import static io.cybernetes.apiserver.internal.TableColumn.integer;
-import static io.cybernetes.apiserver.internal.TableColumn.text;
+import static io.cybernetes.apiserver.internal.registry.TableColumn.AGE;
+import static io.cybernetes.apiserver.internal.registry.TableColumn.CREATED_AT;
+import static io.cybernetes.apiserver.internal.registry.TableColumn.NAME;
+import static io.cybernetes.apiserver.internal.registry.TableColumn.integer;
+import static io.cybernetes.apiserver.internal.registry.TableColumn.text;
 
 /** The Table columns kubectl users know for each built-in kind, as kube-apiserver prints them. */
-final class BuiltInColumns {
+public final class BuiltInColumns {
 
     private BuiltInColumns() {
     }
@@ -88,7 +88,7 @@ final class BuiltInColumns {
             "Lease", List.of(NAME, text("Holder", 0, o -> orEmpty(Json.text(o, "spec.holderIdentity"))), AGE));
 
     /** The columns of each built-in kind that has more than a name and an age, by kind. */
-    static final Map<String, List<TableColumn>> BY_KIND = withRbac();
+    public static final Map<String, List<TableColumn>> BY_KIND = withRbac();
 
     private static Map<String, List<TableColumn>> withRbac() {
         Map<String, List<TableColumn>> all = new java.util.HashMap<>(CORE_COLUMNS);

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
@@ -11,46 +11,34 @@ import java.util.concurrent.ConcurrentHashMap;
  * The definition of every served kind, by group, version and resource: the one place
  * shared code asks what is particular to a kind. Built-in kinds are defined at start;
  * kinds defined at run time are registered and removed as they come and go. A kind with
- * no definition of its own is served generically. Beside them, the handlers of the
- * subresources that are more than the object's own get and update.
+ * no definition of its own is served generically.
  */
-final class KindDefinitions {
+public final class KindDefinitions {
 
     private final Map<String, KindDefinition> byResource = new ConcurrentHashMap<>();
-    private final Map<String, SubresourceHandler> handlers = new ConcurrentHashMap<>();
     private final SchemaRegistry schemas;
 
-    KindDefinitions(SchemaRegistry schemas) {
+    public KindDefinitions(SchemaRegistry schemas) {
         this.schemas = schemas;
     }
 
     /** The definition of a kind; a generic one when it has none of its own. */
-    KindDefinition of(ResourceType type) {
+    public KindDefinition of(ResourceType type) {
         KindDefinition d = byResource.get(key(type));
         return d != null ? d : KindDefinition.generic(type, schemas.of(type));
     }
 
     /** The schemas of the built-in kinds' models. */
-    SchemaRegistry schemas() {
+    public SchemaRegistry schemas() {
         return schemas;
     }
 
-    void register(KindDefinition definition) {
+    public void register(KindDefinition definition) {
         byResource.put(key(definition.type()), definition);
     }
 
-    void unregister(ResourceType type) {
+    public void unregister(ResourceType type) {
         byResource.remove(key(type));
-    }
-
-    /** Serves the subresource of that name, for every kind that declares it, with the handler. */
-    void serve(String subresource, SubresourceHandler handler) {
-        handlers.put(subresource, handler);
-    }
-
-    /** The handler of a subresource; null when the object's own get and update serve it. */
-    SubresourceHandler handler(String subresource) {
-        return handlers.get(subresource);
     }
 
     private static String key(ResourceType type) {
@@ -78,7 +66,7 @@ final class KindDefinitions {
             Map.entry("CustomResourceDefinition", new CrdStrategy()));
 
     /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
-    static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {
+    public static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {
         KindDefinitions definitions = new KindDefinitions(schemas);
         for (ResourceType t : registry.all()) {
             if (t.group().equals(ResourceRegistry.STATUS)) {

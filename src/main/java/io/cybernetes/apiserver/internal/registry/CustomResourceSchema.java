@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.internal.apiextensions.CelRules;
@@ -19,13 +19,13 @@ import java.util.Map;
  * schema (unknown fields reported as field validation asks), defaulted, then validated
  * with the schema's value constraints and its CEL rules.
  */
-final class CustomResourceSchema implements KindSchema {
+public final class CustomResourceSchema implements KindSchema {
 
     private final StructuralSchema schema;
     private final CelRules rules;
     private final Schema envelope;
 
-    CustomResourceSchema(StructuralSchema schema, SchemaRegistry schemas) {
+    public CustomResourceSchema(StructuralSchema schema, SchemaRegistry schemas) {
         this.schema = schema;
         this.rules = CelRules.of(schema);
         this.envelope = new Schema(Schema.Type.OBJECT, "io.fabric8.kubernetes.api.model.GenericKubernetesResource",
@@ -33,7 +33,7 @@ final class CustomResourceSchema implements KindSchema {
                         "metadata", schemas.schemaOf(ObjectMeta.class)), null);
     }
 
-    StructuralSchema structural() {
+    public StructuralSchema structural() {
         return schema;
     }
 

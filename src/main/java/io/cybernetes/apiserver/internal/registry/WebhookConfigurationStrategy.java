@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
@@ -14,7 +14,7 @@ import java.util.Set;
  * service, declared side effects (None or NoneOnDryRun), v1 among its review versions, a
  * failure policy of Fail or Ignore and a timeout of 1 to 30 seconds.
  */
-final class WebhookConfigurationStrategy implements KindStrategy {
+public final class WebhookConfigurationStrategy implements KindStrategy {
 
     @Override
     public void validate(ObjectNode obj, List<StatusCause> causes) {

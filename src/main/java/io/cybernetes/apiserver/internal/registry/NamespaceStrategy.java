@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import tools.jackson.databind.node.ObjectNode;
@@ -8,9 +8,9 @@ import tools.jackson.databind.node.ObjectNode;
  * deleted namespace is Terminating until the namespace controller has emptied it and
  * removed its spec finalizers.
  */
-final class NamespaceStrategy implements KindStrategy {
+public final class NamespaceStrategy implements KindStrategy {
 
-    static final String NAME_LABEL = "kubernetes.io/metadata.name";
+    public static final String NAME_LABEL = "kubernetes.io/metadata.name";
 
     @Override
     public void prepareForCreate(ObjectNode obj) {

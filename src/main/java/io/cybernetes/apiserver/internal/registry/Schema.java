@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import java.util.List;
 import java.util.Map;
@@ -39,15 +39,15 @@ public record Schema(Type type, String typeName, Map<String, Schema> properties,
         }
     }
 
-    Schema(Type type, String typeName, Map<String, Schema> properties, Schema items) {
+    public Schema(Type type, String typeName, Map<String, Schema> properties, Schema items) {
         this(type, typeName, properties, items, Rules.NONE);
     }
 
-    static Schema scalar(Type type) {
+    public static Schema scalar(Type type) {
         return new Schema(type, null, Map.of(), null);
     }
 
-    Schema withRules(Rules r) {
+    public Schema withRules(Rules r) {
         return new Schema(type, typeName, properties, items, r);
     }
 }

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
@@ -11,21 +11,21 @@ import tools.jackson.databind.node.ObjectNode;
  * selector as a string ({@code null}: the workloads' own {@code spec.selector} object,
  * written out as a selector string).
  */
-record ScalePaths(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
+public record ScalePaths(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
 
     /** Deployments and ReplicaSets. */
-    static final ScalePaths WORKLOAD = new ScalePaths(".spec.replicas", ".status.replicas", null);
+    public static final ScalePaths WORKLOAD = new ScalePaths(".spec.replicas", ".status.replicas", null);
 
-    int specReplicas(JsonNode obj) {
+    public int specReplicas(JsonNode obj) {
         return at(obj, specReplicasPath).asInt(0);
     }
 
-    int statusReplicas(JsonNode obj) {
+    public int statusReplicas(JsonNode obj) {
         return at(obj, statusReplicasPath).asInt(0);
     }
 
     /** The selector string a Scale reports; empty when the object has none. */
-    String selector(JsonNode obj) {
+    public String selector(JsonNode obj) {
         if (labelSelectorPath == null) {
             return LabelSelector.fromObject(obj.path("spec").path("selector")).toString();
         }
@@ -34,7 +34,7 @@ record ScalePaths(String specReplicasPath, String statusReplicasPath, String lab
     }
 
     /** Writes the desired count, making the objects on the way. */
-    void setSpecReplicas(ObjectNode obj, int replicas) {
+    public void setSpecReplicas(ObjectNode obj, int replicas) {
         String[] parts = specReplicasPath.substring(1).split("\\.");
         ObjectNode o = obj;
         for (int i = 0; i < parts.length - 1; i++) {

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.StatusCause;
@@ -14,7 +14,7 @@ import java.util.Map;
  * as Go decodes JSON ({@link StrictDecoder}), written as Go encodes it (struct fields
  * present, empty maps left out), validated by {@link SchemaValidator}.
  */
-record TypedSchema(Schema schema) implements KindSchema {
+public record TypedSchema(Schema schema) implements KindSchema {
 
     @Override
     public List<String> decode(ResourceType type, ObjectNode body, StrictDecoder.FieldValidation mode,

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import tools.jackson.databind.JsonNode;
@@ -14,11 +14,11 @@ import java.util.List;
  * model class's simple name): per type a description and required fields, per field the
  * rules that hold wherever the type is used.
  */
-final class SchemaOverlay {
+public final class SchemaOverlay {
 
     private final JsonNode root;
 
-    SchemaOverlay(String resource) {
+    public SchemaOverlay(String resource) {
         try (InputStream in = SchemaOverlay.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("missing " + resource + " on the class path");
@@ -30,7 +30,7 @@ final class SchemaOverlay {
     }
 
     /** The rules of a type as a whole: its description and required properties. */
-    Schema.Rules typeRules(String type) {
+    public Schema.Rules typeRules(String type) {
         JsonNode t = root.path(type);
         if (t.isMissingNode()) {
             return Schema.Rules.NONE;
@@ -39,7 +39,7 @@ final class SchemaOverlay {
     }
 
     /** The rules of one field of a type. */
-    Schema.Rules fieldRules(String type, String field) {
+    public Schema.Rules fieldRules(String type, String field) {
         JsonNode f = root.path(type).path("fields").path(field);
         if (f.isMissingNode()) {
             return Schema.Rules.NONE;

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
@@ -19,7 +19,7 @@ import java.util.UUID;
  * that is down or answers garbage fails the request with 500, worded as kube-apiserver
  * words it.
  */
-interface VersionConverter {
+public interface VersionConverter {
 
     /** The objects as the apiVersion, in order. */
     List<ObjectNode> convert(List<ObjectNode> objects, String apiVersion);

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import tools.jackson.databind.node.ObjectNode;
@@ -10,12 +10,12 @@ import java.util.function.BooleanSupplier;
  * subresource a create starts without status; the generation counts every change
  * outside metadata and status; and while their CRD is being deleted no new one is made.
  */
-final class CustomResourceStrategy implements KindStrategy {
+public final class CustomResourceStrategy implements KindStrategy {
 
     private final boolean statusSubresource;
     private final BooleanSupplier terminating;
 
-    CustomResourceStrategy(boolean statusSubresource, BooleanSupplier terminating) {
+    public CustomResourceStrategy(boolean statusSubresource, BooleanSupplier terminating) {
         this.statusSubresource = statusSubresource;
         this.terminating = terminating;
     }

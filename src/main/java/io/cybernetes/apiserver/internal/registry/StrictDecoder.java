@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.GoStrings;
@@ -16,9 +16,9 @@ import java.util.Map;
  * decoding does: a value of the wrong type is a 400, unknown fields are dropped and
  * reported (Strict makes them a 400, Warn a warning, Ignore nothing).
  */
-final class StrictDecoder {
+public final class StrictDecoder {
 
-    enum FieldValidation { STRICT, WARN, IGNORE }
+    public enum FieldValidation { STRICT, WARN, IGNORE }
 
     private StrictDecoder() {
     }
@@ -28,19 +28,19 @@ final class StrictDecoder {
      * duplicate fields, worded as Kubernetes words them) unless it ignores them. Throws 400
      * on a type error or, in Strict, on any unknown or duplicate field.
      */
-    static List<String> decode(ObjectNode object, Schema schema, ResourceType type, FieldValidation mode,
+    public static List<String> decode(ObjectNode object, Schema schema, ResourceType type, FieldValidation mode,
                                List<String> duplicateFields) {
         return decode(object, schema, type.kind(), type.version(), mode, duplicateFields);
     }
 
     /** As {@link #decode(ObjectNode, Schema, ResourceType, FieldValidation, List)}, for a body of any kind. */
-    static List<String> decode(ObjectNode object, Schema schema, String kind, String version, FieldValidation mode,
+    public static List<String> decode(ObjectNode object, Schema schema, String kind, String version, FieldValidation mode,
                                List<String> duplicateFields) {
         return report(kind, version, mode, unknownFields(object, schema, kind, version), duplicateFields);
     }
 
     /** Drops the fields the schema does not know; returns their paths. Throws 400 on a type error. */
-    static List<String> unknownFields(ObjectNode object, Schema schema, String kind, String version) {
+    public static List<String> unknownFields(ObjectNode object, Schema schema, String kind, String version) {
         List<String> unknown = new ArrayList<>();
         List<String> typeErrors = new ArrayList<>();
         walk(object, schema, new Place("", "", simpleName(schema.typeName())), unknown, typeErrors);
@@ -55,7 +55,7 @@ final class StrictDecoder {
      * What field validation makes of the unknown and duplicate fields found: nothing
      * (Ignore), warnings (Warn), or a 400 naming them all (Strict).
      */
-    static List<String> report(String kind, String version, FieldValidation mode, List<String> unknown,
+    public static List<String> report(String kind, String version, FieldValidation mode, List<String> unknown,
                                List<String> duplicateFields) {
         if (mode == FieldValidation.IGNORE) {
             return List.of();
@@ -217,7 +217,7 @@ final class StrictDecoder {
      * Where Go's standard base64 decoding (as JSON's for {@code []byte}) finds the text
      * bad, or -1 when it is good: padded, in the standard alphabet, newlines ignored.
      */
-    static int base64Error(String text) {
+    public static int base64Error(String text) {
         String s = text.replace("\r", "").replace("\n", "");
         int padding = 0;
         for (int i = 0; i < s.length(); i++) {

@@ -1,14 +1,14 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import java.time.Duration;
 
 /** Ages the way kubectl prints them: 45s, 5m3s, 17m, 3h12m, 10h, 2d5h, 30d, 2y10d. */
-final class HumanDuration {
+public final class HumanDuration {
 
     private HumanDuration() {
     }
 
-    static String format(Duration d) {
+    public static String format(Duration d) {
         long seconds = d.getSeconds();
         if (seconds < -1) {
             return "<invalid>";

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Set;
 
 /** Defaulting and validation of a pod spec, shared by pods and pod templates. */
-final class PodSpecs {
+public final class PodSpecs {
 
     private PodSpecs() {
     }
 
-    static void setDefaults(ObjectNode spec) {
+    public static void setDefaults(ObjectNode spec) {
         putIfAbsent(spec, "restartPolicy", "Always");
         putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
         putIfAbsent(spec, "schedulerName", "default-scheduler");
@@ -52,7 +52,7 @@ final class PodSpecs {
         }
     }
 
-    static void validate(JsonNode spec, String path, List<StatusCause> causes) {
+    public static void validate(JsonNode spec, String path, List<StatusCause> causes) {
         if (spec == null || !spec.isObject()) {
             causes.add(MetaValidation.required(path));
             return;
@@ -123,7 +123,7 @@ final class PodSpecs {
         }
     }
 
-    static void putIfAbsent(ObjectNode o, String field, String value) {
+    public static void putIfAbsent(ObjectNode o, String field, String value) {
         if (!o.has(field) || o.get(field).isNull()) {
             o.put(field, value);
         }

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceType;
@@ -13,10 +13,10 @@ import java.util.List;
  * version the request names, what is written to the storage version. Objects stored at
  * an earlier storage version are converted from whatever version they carry.
  */
-record Conversion(String storageApiVersion, VersionConverter converter) {
+public record Conversion(String storageApiVersion, VersionConverter converter) {
 
     /** The stored object as the request's version sees it. */
-    StoredObject served(ResourceType type, StoredObject o) {
+    public StoredObject served(ResourceType type, StoredObject o) {
         if (type.apiVersion().equals(Json.text(o.value(), "apiVersion"))) {
             return o;
         }
@@ -25,7 +25,7 @@ record Conversion(String storageApiVersion, VersionConverter converter) {
     }
 
     /** Stored objects as the request's version sees them, those needing it converted together. */
-    List<StoredObject> served(ResourceType type, List<StoredObject> objects) {
+    public List<StoredObject> served(ResourceType type, List<StoredObject> objects) {
         List<Integer> at = new ArrayList<>();
         List<ObjectNode> foreign = new ArrayList<>();
         for (int i = 0; i < objects.size(); i++) {
@@ -47,7 +47,7 @@ record Conversion(String storageApiVersion, VersionConverter converter) {
     }
 
     /** An object written through the request's version, as it is stored. */
-    ObjectNode forStorage(ObjectNode obj) {
+    public ObjectNode forStorage(ObjectNode obj) {
         if (storageApiVersion.equals(Json.text(obj, "apiVersion"))) {
             return obj;
         }

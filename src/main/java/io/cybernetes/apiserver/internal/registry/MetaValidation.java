@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
@@ -13,10 +13,10 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /** Validation of object metadata shared by every kind: names, labels, annotations. */
-final class MetaValidation {
+public final class MetaValidation {
 
-    static final Pattern DNS1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-    static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(
+    public static final Pattern DNS1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    public static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(
             "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern QUALIFIED_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
@@ -25,7 +25,7 @@ final class MetaValidation {
     private MetaValidation() {
     }
 
-    static void validateName(String name, ResourceType.NameRule rule, String field, List<StatusCause> causes) {
+    public static void validateName(String name, ResourceType.NameRule rule, String field, List<StatusCause> causes) {
         if (name == null || name.isEmpty()) {
             causes.add(ApiException.cause(field, "FieldValueRequired", "Required value: name or generateName is required"));
             return;
@@ -59,7 +59,7 @@ final class MetaValidation {
     }
 
     /** Validates labels and annotations of {@code metadata}. */
-    static void validateMeta(ObjectNode metadata, List<StatusCause> causes) {
+    public static void validateMeta(ObjectNode metadata, List<StatusCause> causes) {
         JsonNode labels = metadata.get("labels");
         if (labels != null && labels.isObject()) {
             for (Map.Entry<String, JsonNode> e : labels.properties()) {
@@ -96,7 +96,7 @@ final class MetaValidation {
         }
     }
 
-    static void validateQualifiedName(String key, String field, List<StatusCause> causes) {
+    public static void validateQualifiedName(String key, String field, List<StatusCause> causes) {
         String name = key;
         int slash = key.indexOf('/');
         if (slash >= 0) {
@@ -115,32 +115,32 @@ final class MetaValidation {
         }
     }
 
-    static StatusCause invalid(String field, String value, String why) {
+    public static StatusCause invalid(String field, String value, String why) {
         return ApiException.cause(field, "FieldValueInvalid", "Invalid value: \"" + value + "\": " + why);
     }
 
-    static StatusCause required(String field) {
+    public static StatusCause required(String field) {
         return ApiException.cause(field, "FieldValueRequired", "Required value");
     }
 
-    static StatusCause required(String field, String detail) {
+    public static StatusCause required(String field, String detail) {
         return ApiException.cause(field, "FieldValueRequired", "Required value: " + detail);
     }
 
-    static StatusCause duplicate(String field, String value) {
+    public static StatusCause duplicate(String field, String value) {
         return ApiException.cause(field, "FieldValueDuplicate", "Duplicate value: \"" + value + "\"");
     }
 
-    static StatusCause notSupported(String field, String value, String supported) {
+    public static StatusCause notSupported(String field, String value, String supported) {
         return ApiException.cause(field, "FieldValueNotSupported", "Unsupported value: \"" + value
                 + "\": supported values: " + supported);
     }
 
-    static StatusCause immutable(String field) {
+    public static StatusCause immutable(String field) {
         return ApiException.cause(field, "FieldValueInvalid", "Invalid value: field is immutable");
     }
 
-    static String text(JsonNode n, String path) {
+    public static String text(JsonNode n, String path) {
         return Json.text(n, path);
     }
 }

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Quantities;
@@ -16,12 +16,12 @@ import java.util.stream.Collectors;
  * field worded as Kubernetes words it ({@code spec.replicas: Invalid value: -1: must be
  * greater than or equal to 0}). Types were checked when the body was decoded.
  */
-final class SchemaValidator {
+public final class SchemaValidator {
 
     private SchemaValidator() {
     }
 
-    static void validate(JsonNode node, Schema schema, String path, List<StatusCause> causes) {
+    public static void validate(JsonNode node, Schema schema, String path, List<StatusCause> causes) {
         if (node == null || node.isNull() || node.isMissingNode()) {
             return;
         }

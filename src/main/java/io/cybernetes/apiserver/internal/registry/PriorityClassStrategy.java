@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
 import io.fabric8.kubernetes.api.model.StatusCause;
@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Objects;
 
 /** PriorityClasses: a value is required, at most one billion for user classes, and value and policy never change. */
-final class PriorityClassStrategy implements KindStrategy {
+public final class PriorityClassStrategy implements KindStrategy {
 
-    static final long HIGHEST_USER_PRIORITY = 1_000_000_000L;
+    public static final long HIGHEST_USER_PRIORITY = 1_000_000_000L;
 
     @Override
     public void prepareForCreate(ObjectNode obj) {

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.node.ObjectNode;
@@ -10,7 +10,7 @@ import java.util.List;
  * REST strategies do: defaults, what a create or update may set, validation, and how a
  * delete proceeds (grace periods, terminating first).
  */
-interface KindStrategy {
+public interface KindStrategy {
 
     /** Fills in defaults and resets what a client may not set on create (usually status). */
     default void prepareForCreate(ObjectNode obj) {

@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
 
@@ -20,13 +20,13 @@ import java.util.List;
  * @param scale   where its scale subresource reads and writes replicas (null without one)
  * @param conversion how objects move between its versions (null when it has one version only)
  */
-record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy,
+public record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn> columns, boolean policy,
                       List<Subresource> subresources, KindSchema schema, ScalePaths scale, Conversion conversion) {
 
     /** The columns of a kind that names none: its name and age. */
-    static final List<TableColumn> DEFAULT_COLUMNS = List.of(TableColumn.NAME, TableColumn.AGE);
+    public static final List<TableColumn> DEFAULT_COLUMNS = List.of(TableColumn.NAME, TableColumn.AGE);
 
-    KindDefinition {
+    public KindDefinition {
         columns = List.copyOf(columns);
         subresources = List.copyOf(subresources);
     }
@@ -35,7 +35,7 @@ record KindDefinition(ResourceType type, KindStrategy strategy, List<TableColumn
      * A kind with nothing of its own: the generic strategy, name and age columns, not
      * policy; the subresources it declares; the schema of its model.
      */
-    static KindDefinition generic(ResourceType type, Schema schema) {
+    public static KindDefinition generic(ResourceType type, Schema schema) {
         return new KindDefinition(type, KindStrategy.DEFAULT, DEFAULT_COLUMNS, false, Subresource.of(type),
                 new TypedSchema(schema), type.hasSubresource("scale") ? ScalePaths.WORKLOAD : null, null);
     }

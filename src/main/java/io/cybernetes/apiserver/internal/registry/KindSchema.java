@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.StatusCause;
@@ -13,7 +13,7 @@ import java.util.List;
  * against the schema. A built-in kind's schema is its Go types ({@link TypedSchema});
  * a custom resource's is its CRD's structural schema.
  */
-interface KindSchema {
+public interface KindSchema {
 
     /**
      * Decodes a written body in place; returns the field-validation warnings (unknown or

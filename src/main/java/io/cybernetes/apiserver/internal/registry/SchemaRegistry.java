@@ -1,4 +1,4 @@
-package io.cybernetes.apiserver.internal;
+package io.cybernetes.apiserver.internal.registry;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -41,11 +41,11 @@ public final class SchemaRegistry {
     }
 
     /** Publishes a custom resource's schema (its CRD's openAPIV3Schema) from now on. */
-    void putCustom(ResourceType type, tools.jackson.databind.JsonNode openApiV3Schema) {
+    public void putCustom(ResourceType type, tools.jackson.databind.JsonNode openApiV3Schema) {
         custom.put(key(type), openApiV3Schema);
     }
 
-    void removeCustom(ResourceType type) {
+    public void removeCustom(ResourceType type) {
         custom.remove(key(type));
     }
 
