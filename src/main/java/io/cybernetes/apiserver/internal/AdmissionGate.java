@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.Admission;
+import io.cybernetes.apiserver.internal.handlers.WriteOptions;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.QuotaUsage;

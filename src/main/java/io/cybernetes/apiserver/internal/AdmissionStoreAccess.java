@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.admission.QuotaStatusWriter;
 import io.cybernetes.api.Json;

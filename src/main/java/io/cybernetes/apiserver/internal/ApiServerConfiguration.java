@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.ApiServerMetrics;
+import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.apiserver.internal.registry.KindDefinitions;
 import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
 import io.cybernetes.api.ResourceRegistry;

@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.ResourceService;
+import io.cybernetes.apiserver.internal.handlers.WriteOptions;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;

@@ -1,5 +1,9 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.DeleteOptions;
+import io.cybernetes.apiserver.internal.handlers.ResourceDeleter;
+import io.cybernetes.apiserver.internal.handlers.ResourceService;
+import io.cybernetes.apiserver.internal.handlers.WriteOptions;
 import io.cybernetes.apiserver.internal.registry.Conversion;
 import io.cybernetes.apiserver.internal.registry.CustomResourceSchema;
 import io.cybernetes.apiserver.internal.registry.CustomResourceStrategy;

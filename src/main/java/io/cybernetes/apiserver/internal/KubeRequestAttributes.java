@@ -1,5 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.RequestInfo;
+import io.cybernetes.apiserver.internal.handlers.RequestReader;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;

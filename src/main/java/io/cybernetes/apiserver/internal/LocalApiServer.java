@@ -1,5 +1,9 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.LocalCall;
+import io.cybernetes.apiserver.internal.handlers.RequestReader;
+import io.cybernetes.apiserver.internal.handlers.ResourceController;
+import io.cybernetes.apiserver.internal.handlers.WatchStreamer;
 import io.cybernetes.apiserver.internal.audit.AuditRecorder;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.LocalApi;

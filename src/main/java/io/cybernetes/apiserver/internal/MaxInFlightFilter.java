@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.RequestReader;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.auth.UserInfo;

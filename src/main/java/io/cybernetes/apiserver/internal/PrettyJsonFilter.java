@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.RequestReader;
 import io.cybernetes.api.Json;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

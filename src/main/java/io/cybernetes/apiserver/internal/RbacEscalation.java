@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.WriteOptions;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceType;

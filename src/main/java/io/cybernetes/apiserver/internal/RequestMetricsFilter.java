@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.ApiServerMetrics;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
 import io.cybernetes.auth.UserInfo;

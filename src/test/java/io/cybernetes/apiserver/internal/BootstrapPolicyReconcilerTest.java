@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.apiserver.ApiTestSupport;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,0 @@
-package io.cybernetes.apiserver.internal;
-
-import io.cybernetes.api.FieldSelector;
-import io.cybernetes.api.LabelSelector;
-
-/** The query of a list or watch request, parsed. */
-record ListOptions(LabelSelector labels, FieldSelector fields, int limit, String continueToken,
-                   String resourceVersion, String resourceVersionMatch) {
-}

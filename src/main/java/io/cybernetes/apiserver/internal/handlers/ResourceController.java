@@ -1,0 +1,374 @@
+package io.cybernetes.apiserver.internal.handlers;
+
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
+import io.cybernetes.api.Json;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.auth.Authorizer;
+import io.cybernetes.auth.RuleResolver;
+import io.cybernetes.auth.ServiceAccountTokens;
+import io.cybernetes.auth.TokenAuthenticator;
+import io.cybernetes.auth.UserInfo;
+import io.cybernetes.store.StoredObject;
+import io.swagger.v3.oas.annotations.Hidden;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one HTTP entry point of every resource: parses the Kubernetes path and query,
+ * negotiates the body and response formats, and hands the verb to
+ * {@link ResourceService}. Documented for people through the generated OpenAPI, not
+ * through this class.
+ */
+@Hidden
+@RestController
+public class ResourceController {
+
+    private final ResourceRegistry registry;
+    private final ResourceService service;
+    private final WatchStreamer watches;
+    private final ApiServerProperties props;
+    private final RequestReader reader;
+    private final ResourceDeleter deleter;
+    private final ResourceLister lister;
+    private final AccessReviews reviews;
+    /**
+     * The subresources that are more than the object's own get and update, by name, for
+     * every kind that declares them (what each kind declares is in its definition).
+     */
+    private final java.util.Map<String, SubresourceHandler> handlers = new java.util.HashMap<>();
+
+    public ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
+                       WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
+        this.registry = registry;
+        this.service = service;
+        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent, service::served);
+        this.props = props;
+        this.reader = new RequestReader(props.maxRequestBytes());
+        this.deleter = new ResourceDeleter(service);
+        this.lister = new ResourceLister(service.store());
+        this.reviews = new AccessReviews(authorizer, rules, tokens);
+        TokenRequests tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
+        handlers.put("scale", ScaleSubresource::serve);
+        handlers.put("binding", PodBinding::serve);
+        handlers.put("token", call -> {
+            if (!call.request().method().equals("POST")) {
+                throw ApiException.methodNotAllowed();
+            }
+            return new SubresourceHandler.Answer(tokenRequests.request(call.type(), call.namespace(), call.name(),
+                    call.reader().readObject(call.request(), "TokenRequest")), 201);
+        });
+    }
+
+    @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
+    public ResponseEntity<?> handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        return handle(new ServletCall(request, response));
+    }
+
+    /** Serves one resource request, from HTTP or from the in-process API server. */
+    public ResponseEntity<?> handle(ApiCall request) throws IOException {
+        RequestInfo info = RequestInfo.parse(request.path());
+        ResourceType type = registry.byPath(info.group(), info.version(), info.resource())
+                .orElseThrow(() -> ApiException.pathNotFound());
+        if (info.namespace() != null && !type.namespaced()) {
+            throw ApiException.pathNotFound();
+        }
+        if (info.subresource() != null && !type.hasSubresource(info.subresource())) {
+            throw ApiException.pathNotFound();
+        }
+        String method = request.method();
+        if (type.view()) {
+            // served by the component that computes it; anything that reaches here is a verb it does not have
+            throw ApiException.methodNotAllowed();
+        }
+        if (!type.stored()) {
+            return review(request, type, info);
+        }
+        if (info.name() == null) {
+            return switch (method) {
+                case "GET" -> RequestReader.isTrue(request.parameter("watch")) ? watch(request, type, info)
+                        : list(request, type, info);
+                case "POST" -> create(request, type, info);
+                case "DELETE" -> deleteCollection(request, type, info);
+                default -> throw ApiException.methodNotAllowed();
+            };
+        }
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.pathNotFound();
+        }
+        SubresourceHandler handler = info.subresource() == null ? null : handlers.get(info.subresource());
+        if (handler != null) {
+            SubresourceHandler.Answer answer = handler.serve(new SubresourceHandler.Call(request, type,
+                    info.namespace(), info.name(), service, reader));
+            return write(Format.of(request), answer.body(), answer.code(), List.of());
+        }
+        return switch (method) {
+            case "GET" -> respond(request, type, Outcome.stored(service.get(type, info.namespace(), info.name()), 200));
+            case "PUT" -> {
+                RequestReader.Document body = reader.readDocument(request, type.kind());
+                Outcome o = service.update(type, info.namespace(), info.name(), info.subresource(), body.object(),
+                        reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
+                yield respond(request, type, o);
+            }
+            case "PATCH" -> {
+                PatchType pt = PatchType.fromContentType(request.contentType());
+                Outcome o = service.patch(type, info.namespace(), info.name(), info.subresource(), pt,
+                        reader.readBody(request), reader.writeOptions(request));
+                yield respond(request, type, o);
+            }
+            case "DELETE" -> {
+                if (info.subresource() != null) {
+                    throw ApiException.methodNotAllowed();
+                }
+                Outcome o = deleter.delete(type, info.namespace(), info.name(), reader.deleteOptions(request));
+                yield respond(request, type, o);
+            }
+            default -> throw ApiException.methodNotAllowed();
+        };
+    }
+
+    // ---- verbs
+
+    /** A review: decoded and checked like any object, answered, and not stored. */
+    private ResponseEntity<?> review(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
+        if (!request.method().equals("POST") || info.name() != null) {
+            throw ApiException.methodNotAllowed();
+        }
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.pathNotFound();
+        }
+        RequestReader.Document body = reader.readDocument(request, type.kind());
+        List<String> warnings = service.decode(type, body.object(),
+                reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
+        UserInfo user = request.user();
+        return write(Format.of(request), reviews.answer(type, info.namespace(), body.object(), user), 201, warnings);
+    }
+
+    private ResponseEntity<?> create(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
+        if (type.namespaced() && info.namespace() == null) {
+            throw ApiException.methodNotAllowed();
+        }
+        RequestReader.Document body = reader.readDocument(request, type.kind());
+        Outcome o = service.create(type, info.namespace(), body.object(),
+                reader.writeOptions(request).withDuplicateFields(body.duplicateFields()));
+        return respond(request, type, o);
+    }
+
+    private ResponseEntity<?> list(ApiCall request, ResourceType type, RequestInfo info) {
+        if (request.parameter("sendInitialEvents") != null) {
+            throw listOptionsInvalid(ApiException.cause("sendInitialEvents", "FieldValueForbidden",
+                    "Forbidden: sendInitialEvents is forbidden for list"));
+        }
+        ListOptions opts = reader.listOptions(request, type);
+        ResourceLister.Page page = lister.list(type, info.namespace(), opts);
+        String rv = Long.toString(page.result().revision());
+        Format format = Format.of(request);
+        List<StoredObject> stored = format.partial() ? page.result().items()
+                : service.served(type, page.result().items());
+        List<ObjectNode> items = stored.stream().map(StoredObject::value).toList();
+        ObjectNode body;
+        if (format.table()) {
+            body = TableConvertor.table(service.definition(type).columns(), items, rv, page.continueToken(),
+                    RequestReader.include(request));
+            body.set("metadata", listMeta(page));
+        } else if (!format.partial() && !format.yaml()) {
+            return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
+                    .body(rawList(type, listMeta(page), stored));
+        } else {
+            body = Json.object();
+            body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());
+            body.put("apiVersion", format.partial() ? "meta.k8s.io/v1" : type.apiVersion());
+            body.set("metadata", listMeta(page));
+            ArrayNode arr = body.putArray("items");
+            for (ObjectNode item : items) {
+                arr.add(format.partial() ? TableConvertor.partial(item) : item);
+            }
+        }
+        return write(format, body, 200, List.of());
+    }
+
+    /**
+     * A page's ListMeta: its resourceVersion, the continue token when more follow and, for
+     * a list no selector filtered, how many more (Kubernetes' remainingItemCount).
+     */
+    private static ObjectNode listMeta(ResourceLister.Page page) {
+        ObjectNode meta = Json.object();
+        meta.put("resourceVersion", Long.toString(page.result().revision()));
+        if (!page.continueToken().isEmpty()) {
+            meta.put("continue", page.continueToken());
+            if (page.result().remaining() != null) {
+                meta.put("remainingItemCount", page.result().remaining());
+            }
+        }
+        return meta;
+    }
+
+    /** Opens the watch and lets the transport stream it. */
+    private ResponseEntity<?> watch(ApiCall request, ResourceType type,
+                                    RequestInfo info) throws IOException {
+        ListOptions opts = reader.listOptions(request, type);
+        long timeout = props.watchMaxTimeout().toMillis();
+        String ts = request.parameter("timeoutSeconds");
+        if (ts != null && !ts.isEmpty()) {
+            try {
+                timeout = Math.min(timeout, Math.max(0, Long.parseLong(ts)) * 1000);
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("invalid timeoutSeconds \"" + ts + "\"");
+            }
+        }
+        Format format = Format.of(request);
+        Boolean sendInitialEvents = watchListOptions(request);
+        WatchStreamer.Opened opened = watches.open(new WatchStreamer.Request(type, info.namespace(), opts,
+                format.table() ? service.definition(type).columns() : null, format.partial(),
+                RequestReader.include(request),
+                RequestReader.isTrue(request.parameter("allowWatchBookmarks")), timeout,
+                props.watchBookmarkInterval().toMillis(), props.watchFlushInterval().toMillis(), sendInitialEvents));
+        return request.stream(opened);
+    }
+
+    /**
+     * {@code sendInitialEvents} of a watch (null when not given), checked with
+     * {@code resourceVersionMatch} as Kubernetes' ListOptions validation checks them.
+     */
+    private static Boolean watchListOptions(ApiCall request) {
+        String send = request.parameter("sendInitialEvents");
+        String match = request.parameter("resourceVersionMatch");
+        boolean matchGiven = match != null && !match.isEmpty();
+        if (send == null) {
+            if (matchGiven) {
+                throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueForbidden",
+                        "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            return null;
+        }
+        if (!matchGiven) {
+            throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueForbidden",
+                    "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+        }
+        if (!match.equals("NotOlderThan")) {
+            throw listOptionsInvalid(ApiException.cause("resourceVersionMatch", "FieldValueNotSupported",
+                    "Unsupported value: " + GoStrings.quote(match) + ": supported values: \"NotOlderThan\""));
+        }
+        return RequestReader.isTrue(send);
+    }
+
+    public static ApiException listOptionsInvalid(StatusCause cause) {
+        return ApiException.invalid("meta.k8s.io", "ListOptions", "", List.of(cause));
+    }
+
+    /** A list whose items are copied as the store's JSON text, not serialised again. */
+    private static byte[] rawList(ResourceType type, ObjectNode meta, List<StoredObject> items) {
+        StringBuilder sb = new StringBuilder(64 + items.size() * 1024);
+        sb.append("{\"kind\":\"").append(type.listKind()).append("\",\"apiVersion\":\"").append(type.apiVersion())
+                .append("\",\"metadata\":").append(Json.write(meta)).append(",\"items\":[");
+        for (int i = 0; i < items.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(items.get(i).jsonText());
+        }
+        sb.append("]}\n");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private ResponseEntity<?> deleteCollection(ApiCall request, ResourceType type, RequestInfo info)
+            throws IOException {
+        ListOptions opts = reader.listOptions(request, type);
+        DeleteOptions del = reader.deleteOptions(request);
+        ResourceLister.Page page = lister.list(type, info.namespace(), opts);
+        ObjectNode body = Json.object();
+        body.put("kind", type.listKind());
+        body.put("apiVersion", type.apiVersion());
+        body.putObject("metadata").put("resourceVersion", Long.toString(page.result().revision()));
+        ArrayNode items = body.putArray("items");
+        for (StoredObject o : page.result().items()) {
+            String ns = Json.text(o.value(), "metadata.namespace");
+            try {
+                items.add(deleter.delete(type, ns, Json.text(o.value(), "metadata.name"), del).object());
+            } catch (ApiException e) {
+                if (e.code() != 404) {
+                    throw e;
+                }
+            }
+        }
+        return write(Format.of(request), body, 200, List.of());
+    }
+
+    // ---- responses
+
+    /** What the client accepts: a Table, partial metadata, YAML, or plain JSON. */
+    public record Format(boolean table, boolean partial, boolean yaml) {
+        static Format of(ApiCall request) {
+            String accept = request.header(HttpHeaders.ACCEPT);
+            if (accept == null) {
+                return new Format(false, false, false);
+            }
+            String first = accept.split(",")[0];
+            boolean table = first.contains("as=Table");
+            boolean partial = first.contains("as=PartialObjectMetadata");
+            boolean yaml = first.trim().startsWith("application/yaml");
+            return new Format(table, partial, yaml);
+        }
+    }
+
+    private ResponseEntity<?> respond(ApiCall request, ResourceType type, Outcome outcome) {
+        Format format = Format.of(request);
+        ObjectNode obj = outcome.object();
+        int code = outcome.code();
+        List<String> warnings = outcome.warnings();
+        if (outcome.json() != null && !format.table() && !format.partial() && !format.yaml()) {
+            return withWarnings(ResponseEntity.status(code), warnings).contentType(MediaType.APPLICATION_JSON)
+                    .body((outcome.json() + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        JsonNode body = obj;
+        if (format.table()) {
+            body = TableConvertor.table(service.definition(type).columns(), List.of(obj),
+                    Json.text(obj, "metadata.resourceVersion"), null, RequestReader.include(request));
+        } else if (format.partial()) {
+            body = TableConvertor.partial(obj);
+        }
+        return write(format, body, code, warnings);
+    }
+
+    /** Adds each warning as a {@code Warning: 299 - "text"} header, which kubectl prints. */
+    private static ResponseEntity.BodyBuilder withWarnings(ResponseEntity.BodyBuilder b, List<String> warnings) {
+        List<String> headerValues = new ArrayList<>();
+        for (String w : warnings) {
+            headerValues.add("299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+        }
+        if (!headerValues.isEmpty()) {
+            b.header("Warning", headerValues.toArray(String[]::new));
+        }
+        return b;
+    }
+
+    public static ResponseEntity<byte[]> write(Format format, JsonNode body, int code, List<String> warnings) {
+        ResponseEntity.BodyBuilder b = withWarnings(ResponseEntity.status(code), warnings);
+        if (format.yaml()) {
+            return b.contentType(MediaType.parseMediaType("application/yaml")).body(Json.YAML.writeValueAsBytes(body));
+        }
+        return b.contentType(MediaType.APPLICATION_JSON).body(jsonLine(body));
+    }
+
+    /** A JSON answer as Go's encoder writes one: the value and a newline. */
+    public static byte[] jsonLine(JsonNode body) {
+        return (Json.write(body) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+}
