@@ -24,6 +24,9 @@ public interface LocalApi {
     record Response(int code, byte[] body, List<String> warnings) {
     }
 
+    /** The kinds this server serves now, built-in and defined at run time (the server's own registry). */
+    ResourceRegistry registry();
+
     /** Answers the request; a refusal or failure is thrown as the {@link ApiException} the server would send. */
     Response exchange(Request request);
 

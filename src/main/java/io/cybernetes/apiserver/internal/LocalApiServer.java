@@ -6,6 +6,7 @@ import io.cybernetes.apiserver.internal.handlers.ResourceController;
 import io.cybernetes.apiserver.internal.handlers.WatchStreamer;
 import io.cybernetes.apiserver.internal.audit.AuditRecorder;
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
@@ -39,12 +40,20 @@ class LocalApiServer implements LocalApi {
     /** What in-process requests show as their user agent in the audit log. */
     static final String USER_AGENT = "cybernetes/in-process";
 
+    private final ResourceRegistry registry;
+
     LocalApiServer(ResourceController handler, TokenAuthenticator tokens, Authorizer authorizer,
-                   AuditRecorder recorder) {
+                   AuditRecorder recorder, ResourceRegistry registry) {
+        this.registry = registry;
         this.handler = handler;
         this.tokens = tokens;
         this.authorizer = authorizer;
         this.recorder = recorder;
+    }
+
+    @Override
+    public ResourceRegistry registry() {
+        return registry;
     }
 
     @Override

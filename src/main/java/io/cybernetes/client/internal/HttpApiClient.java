@@ -29,6 +29,8 @@ public final class HttpApiClient extends RestApiClient {
     private final HttpClient http;
 
     public HttpApiClient(URI base, SSLContext ssl, String token) {
+        // a remote server's built-in kinds are where Kubernetes serves them, as client-go's scheme knows them
+        super(io.cybernetes.api.ResourceRegistry.builtIn());
         this.base = base;
         this.token = token;
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))

@@ -16,6 +16,7 @@ public final class LocalApiClient extends RestApiClient {
     private final String token;
 
     public LocalApiClient(LocalApi api, String token) {
+        super(api.registry());
         this.api = api;
         this.token = token;
     }

@@ -31,7 +31,12 @@ abstract class RestApiClient implements ApiClient {
 
     private static final Logger log = LoggerFactory.getLogger(RestApiClient.class);
 
-    private final ResourceRegistry registry = ResourceRegistry.builtIn();
+    /** Where the typed kinds are served (the model classes are those of built-in kinds). */
+    private final ResourceRegistry registry;
+
+    RestApiClient(ResourceRegistry registry) {
+        this.registry = registry;
+    }
 
     /** What asks the server for metadata only. */
     static final String METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
