@@ -297,30 +297,7 @@ public final class Benchmark {
 
     /** A fixed number of operations shared among the clients, timed. */
     private Result loadCount(String name, int n, Op op) throws Exception {
-        AtomicLong seq = new AtomicLong();
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        long start = System.nanoTime();
-        List<Future<long[]>> futures = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            futures.add(pool.submit(() -> {
-                long[] lat = new long[n];
-                int k = 0;
-                for (long i = seq.incrementAndGet(); i <= n; i = seq.incrementAndGet()) {
-                    long t0 = System.nanoTime();
-                    op.run(i);
-                    lat[k++] = System.nanoTime() - t0;
-                }
-                return Arrays.copyOf(lat, k);
-            }));
-        }
-        List<long[]> all = new ArrayList<>();
-        for (Future<long[]> f : futures) {
-            all.add(f.get());
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        pool.shutdown();
-        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        return new Result(merged.length / seconds, pct(merged, 0.50) / 1e6, pct(merged, 0.99) / 1e6, merged.length);
+        return measure(i -> i <= n, op);
     }
 
     // ---- load generation
@@ -340,18 +317,23 @@ public final class Benchmark {
     }
 
     private Result load(String name, Duration duration, Op op) throws Exception {
+        long end = System.nanoTime() + duration.toNanos();
+        return measure(i -> System.nanoTime() < end, op);
+    }
+
+    /** The clients run operations numbered 1, 2, ... while {@code more} says so; rate and latencies. */
+    private Result measure(java.util.function.LongPredicate more, Op op) throws Exception {
         AtomicLong seq = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        long end = System.nanoTime() + duration.toNanos();
         long start = System.nanoTime();
         List<Future<long[]>> futures = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
             futures.add(pool.submit(() -> {
                 long[] lat = new long[1 << 16];
                 int n = 0;
-                while (System.nanoTime() < end) {
+                for (long i = seq.incrementAndGet(); more.test(i); i = seq.incrementAndGet()) {
                     long t0 = System.nanoTime();
-                    op.run(seq.incrementAndGet());
+                    op.run(i);
                     if (n == lat.length) {
                         lat = Arrays.copyOf(lat, n * 2);
                     }

@@ -14,6 +14,7 @@ import io.cybernetes.apiserver.internal.registry.Subresource;
 import io.cybernetes.apiserver.internal.registry.TableColumn;
 import io.cybernetes.apiserver.internal.registry.VersionConverter;
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.GoStrings;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
@@ -167,7 +168,7 @@ class CrdController implements SmartLifecycle {
         ObjectNode old = crd.path("status").isObject() ? (ObjectNode) crd.get("status") : Json.object();
         ObjectNode status = old.deepCopy();
         JsonNode names = crd.path("spec").path("names");
-        String conflict = conflict(crd);
+        Conflict conflict = conflict(crd);
         if (conflict == null) {
             status.set("acceptedNames", acceptedNames(names));
             CrdConditions.set(status, old, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
@@ -177,8 +178,7 @@ class CrdController implements SmartLifecycle {
             if (!status.has("acceptedNames")) {
                 status.putObject("acceptedNames").put("plural", "").put("kind", "");
             }
-            CrdConditions.set(status, old, "NamesAccepted", "False", conflict.substring(0, conflict.indexOf(':')),
-                    conflict.substring(conflict.indexOf(':') + 1));
+            CrdConditions.set(status, old, "NamesAccepted", "False", conflict.reason(), conflict.message());
             if (!CrdConditions.isTrue(old, "Established")) {
                 CrdConditions.set(status, old, "Established", "False", "NotAccepted", "not all names are accepted");
             }
@@ -210,12 +210,12 @@ class CrdController implements SmartLifecycle {
     }
 
     /**
-     * Why a CRD's names cannot be accepted ({@code Reason:message}), or null: another CRD
+     * Why a CRD's names cannot be accepted, or null: another CRD
      * of the group has accepted its plural, singular, a short name, its kind or its list
      * kind. Built-in kinds are not asked, as Kubernetes does not ask them; a CRD's
      * version at a built-in's path is simply not served (the built-in answers there).
      */
-    private String conflict(ObjectNode crd) {
+    private Conflict conflict(ObjectNode crd) {
         String name = Json.text(crd, "metadata.name");
         String group = Json.text(crd, "spec.group");
         JsonNode names = crd.path("spec").path("names");
@@ -241,30 +241,27 @@ class CrdController implements SmartLifecycle {
             }
         }
         // checked in this order, the last conflict found being the one told, as the naming controller tells it
-        String conflict = null;
-        String plural = Json.text(names, "plural");
-        if (resources.contains(plural)) {
-            conflict = "PluralConflict:\"" + plural + "\" is already in use";
-        }
-        String singular = Json.text(names, "singular");
-        if (singular != null && resources.contains(singular)) {
-            conflict = "SingularConflict:\"" + singular + "\" is already in use";
-        }
+        Conflict conflict = null;
+        conflict = taken("PluralConflict", Json.text(names, "plural"), resources, conflict);
+        conflict = taken("SingularConflict", Json.text(names, "singular"), resources, conflict);
         List<String> shortNames = Json.strings(names.get("shortNames")).stream().filter(resources::contains)
-                .map(n -> "\"" + n + "\" is already in use").toList();
+                .map(n -> GoStrings.quote(n) + " is already in use").toList();
         if (!shortNames.isEmpty()) {
-            conflict = "ShortNamesConflict:" + (shortNames.size() == 1 ? shortNames.get(0)
+            conflict = new Conflict("ShortNamesConflict", shortNames.size() == 1 ? shortNames.get(0)
                     : "[" + String.join(", ", shortNames) + "]");
         }
-        String kind = Json.text(names, "kind");
-        if (kinds.contains(kind)) {
-            conflict = "KindConflict:\"" + kind + "\" is already in use";
-        }
-        String listKind = Json.text(names, "listKind");
-        if (listKind != null && kinds.contains(listKind)) {
-            conflict = "ListKindConflict:\"" + listKind + "\" is already in use";
-        }
-        return conflict;
+        conflict = taken("KindConflict", Json.text(names, "kind"), kinds, conflict);
+        return taken("ListKindConflict", Json.text(names, "listKind"), kinds, conflict);
+    }
+
+    /** Why names cannot be accepted: the condition's reason and message. */
+    private record Conflict(String reason, String message) {
+    }
+
+    /** The conflict a name in use makes, else the one found before. */
+    private static Conflict taken(String reason, String name, Set<String> used, Conflict before) {
+        return name != null && used.contains(name) ? new Conflict(reason, GoStrings.quote(name) + " is already in use")
+                : before;
     }
 
     /** Whether a kind at that path is one no CRD serves (a built-in, or a view of the server's). */

@@ -80,7 +80,7 @@ public final class CrdValidation {
         List<StatusCause> causes = validate(crd);
         immutable(crd, old, "spec.group", causes);
         immutable(crd, old, "spec.names.plural", causes);
-        if (established(old)) {
+        if (CrdConditions.isTrue(old.path("status"), "Established")) {
             immutable(crd, old, "spec.scope", causes);
             immutable(crd, old, "spec.names.kind", causes);
         }
@@ -93,15 +93,6 @@ public final class CrdValidation {
         if (now != null && !now.equals(Json.text(old, field))) {
             causes.add(invalid(field, now, "field is immutable"));
         }
-    }
-
-    private static boolean established(JsonNode crd) {
-        for (JsonNode c : crd.path("status").path("conditions")) {
-            if ("Established".equals(text(c, "type"))) {
-                return "True".equals(text(c, "status"));
-            }
-        }
-        return false;
     }
 
     /** The causes of a status write: every stored version is still one of the spec's versions. */
