@@ -91,7 +91,7 @@ public final class ResourceRegistry {
             next.add(type);
             snapshot = new Snapshot(next, snapshot.generation + 1);
         }
-        listeners.forEach(Runnable::run);
+        notifyListeners();
     }
 
     /** Stops serving a kind. */
@@ -101,12 +101,28 @@ public final class ResourceRegistry {
             next.removeIf(t -> path(t).equals(path(type)));
             snapshot = new Snapshot(next, snapshot.generation + 1);
         }
-        listeners.forEach(Runnable::run);
+        notifyListeners();
     }
 
-    /** Runs the listener after every change of the kinds (on the thread that made it). */
-    public void onChange(Runnable listener) {
+    /** Each listener, one failing leaving the others to run. */
+    private void notifyListeners() {
+        for (Runnable l : listeners) {
+            try {
+                l.run();
+            } catch (RuntimeException e) {
+                System.getLogger(ResourceRegistry.class.getName()).log(System.Logger.Level.WARNING,
+                        "a listener of the served kinds failed", e);
+            }
+        }
+    }
+
+    /**
+     * Runs the listener after every change of the kinds (on the thread that made it);
+     * returns what removes it.
+     */
+    public Runnable onChange(Runnable listener) {
         listeners.add(listener);
+        return () -> listeners.remove(listener);
     }
 
     public static ResourceRegistry builtIn() {

@@ -23,6 +23,7 @@ public final class SharedInformerFactory {
     private final Map<String, SharedInformer<PartialObjectMetadata>> metadataInformers = new ConcurrentHashMap<>();
     private volatile boolean started;
     private volatile boolean stopped;
+    private final List<Runnable> onStop = new ArrayList<>();
 
     public SharedInformerFactory(ApiClient client, Duration resyncPeriod) {
         this.client = client;
@@ -45,18 +46,18 @@ public final class SharedInformerFactory {
      * namespaces: for handlers that need no more, at a fraction of the cost of decoding
      * whole objects.
      */
-    public SharedInformer<PartialObjectMetadata> metadataInformerFor(ResourceType type) {
+    public synchronized SharedInformer<PartialObjectMetadata> metadataInformerFor(ResourceType type) {
         SharedInformer<PartialObjectMetadata> informer = metadataInformers.computeIfAbsent(type.keyPrefix(), k ->
                 new SharedInformer<>(type.groupResource() + "-metadata", client.metadataListerWatcher(type, null),
                         resyncPeriod));
-        if (started) {
+        if (started && !stopped) {
             informer.start();
         }
         return informer;
     }
 
-    /** Stops and forgets the metadata informer of a resource that is no longer served. */
-    public void removeMetadataInformer(ResourceType type) {
+    /** Stops and forgets the metadata informer of a resource that is no longer served (at that version). */
+    public synchronized void removeMetadataInformer(ResourceType type) {
         SharedInformer<PartialObjectMetadata> informer = metadataInformers.remove(type.keyPrefix());
         if (informer != null) {
             informer.stop();
@@ -74,9 +75,16 @@ public final class SharedInformerFactory {
         all().forEach(SharedInformer::start);
     }
 
+    /** Runs when the factory stops (what a term registered outside it, to be undone with it). */
+    public synchronized void onStop(Runnable undo) {
+        onStop.add(undo);
+    }
+
     public synchronized void stop() {
         started = false;
         stopped = true;
+        onStop.forEach(Runnable::run);
+        onStop.clear();
         all().forEach(SharedInformer::stop);
     }
 

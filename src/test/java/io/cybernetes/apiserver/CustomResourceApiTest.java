@@ -697,6 +697,43 @@ class CustomResourceApiTest extends ApiTestSupport {
         assertThat(get(base).json().path("items").get(0).path("spec").path("priority").asInt()).isEqualTo(3);
     }
 
+    @Test
+    void aDefinitionCannotTakeOverABuiltInResource() {
+        String clusterRoles = """
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata:
+                  name: clusterroles.rbac.authorization.k8s.io
+                  %s
+                spec:
+                  group: rbac.authorization.k8s.io
+                  scope: Cluster
+                  names: {plural: clusterroles, kind: ClusterRole}
+                  versions:
+                  - name: v2
+                    served: true
+                    storage: true
+                    schema:
+                      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                """;
+        Response unapproved = postYaml(CRDS, clusterRoles.formatted(""));
+        assertThat(unapproved.code()).isEqualTo(422);
+        assertThat(causes(unapproved)).containsExactly("metadata.annotations[api-approved.kubernetes.io]: Required"
+                + " value: protected groups must have approval annotation \"api-approved.kubernetes.io\", see"
+                + " https://github.com/kubernetes/enhancements/pull/1111");
+        Response approved = postYaml(CRDS, clusterRoles.formatted("annotations: {api-approved.kubernetes.io:"
+                + " 'https://example.com/approval'}"));
+        assertThat(approved.code()).as(approved.body()).isEqualTo(201);
+        eventually(() -> assertThat(conditions(get(CRDS + "/clusterroles.rbac.authorization.k8s.io").json()))
+                .contains("Established=True/InitialNamesAccepted"));
+        // its objects would be the built-in ClusterRoles: the version is not served, the built-in keeps them
+        assertThat(get("/apis/rbac.authorization.k8s.io/v2/clusterroles").code()).isEqualTo(404);
+        assertThat(get("/apis/rbac.authorization.k8s.io/v1/clusterroles/admin").code()).isEqualTo(200);
+        assertThat(delete(CRDS + "/clusterroles.rbac.authorization.k8s.io").code()).isIn(200, 202);
+        eventually(() -> assertThat(get(CRDS + "/clusterroles.rbac.authorization.k8s.io").code()).isEqualTo(404));
+        assertThat(get("/apis/rbac.authorization.k8s.io/v1/clusterroles/admin").code()).isEqualTo(200);
+    }
+
     private static List<String> conditions(JsonNode crd) {
         List<String> out = new ArrayList<>();
         crd.path("status").path("conditions").forEach(c -> out.add(c.path("type").asString() + "="

@@ -207,6 +207,36 @@ class WebhookApiTest extends ApiTestSupport {
     }
 
     @Test
+    void webhooksSeeCustomResources() {
+        String group = "hooked.example.com";
+        assertThat(call("POST", CustomResourceApiTest.CRDS, "application/yaml", CustomResourceApiTest.widgetCrd(group))
+                .code()).isEqualTo(201);
+        String widgets = "/apis/" + group + "/v1/namespaces/" + NS + "/widgets";
+        eventually(() -> assertThat(get(widgets).code()).isEqualTo(200));
+        Response config = post(ADMISSION + "validatingwebhookconfigurations", "{\"apiVersion\":"
+                + "\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":"
+                + "\"deny-widgets\"},\"webhooks\":[{\"name\":\"deny-widgets.example.test\",\"clientConfig\":{\"url\":\""
+                + hook("/deny") + "\",\"caBundle\":\"" + caBundle + "\"},\"rules\":[{\"operations\":[\"CREATE\"],"
+                + "\"apiGroups\":[\"" + group + "\"],\"apiVersions\":[\"v1\"],\"resources\":[\"widgets\"]}],"
+                + "\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"]}]}");
+        assertThat(config.code()).as(config.body()).isEqualTo(201);
+        String widget = "{\"apiVersion\":\"" + group + "/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"%s\"},"
+                + "\"spec\":{\"color\":\"red\"}}";
+        eventually(() -> assertThat(post(widgets + "?dryRun=All", widget.formatted("forbidden-w")).code())
+                .isEqualTo(403));
+        Response denied = post(widgets, widget.formatted("forbidden-widget"));
+        assertThat(denied.text("message")).isEqualTo("admission webhook \"deny-widgets.example.test\" denied the"
+                + " request: names starting with forbidden are not allowed here");
+        JsonNode request = lastReview.get().path("request");
+        assertThat(request.path("kind").path("kind").asString()).isEqualTo("Widget");
+        assertThat(request.path("resource").path("group").asString()).isEqualTo(group);
+        assertThat(request.path("object").path("spec").path("size").asString()).as("defaulted before admission")
+                .isEqualTo("medium");
+        assertThat(post(widgets, widget.formatted("allowed-widget")).code()).isEqualTo(201);
+        assertThat(delete(ADMISSION + "validatingwebhookconfigurations/deny-widgets").code()).isEqualTo(200);
+    }
+
+    @Test
     void aValidatingWebhooksDenialIsTheAnswerAndNothingIsStored() {
         configure("validating", "deny", hook("/deny"), "");
         eventually(() -> assertThat(configMap("forbidden-x", "?dryRun=All").code()).isEqualTo(403));

@@ -70,6 +70,8 @@ class CrdController implements SmartLifecycle {
             new io.cybernetes.admission.webhook.WebhookTransport();
     /** The kinds each CRD serves, by CRD name. */
     private final Map<String, List<ResourceType>> served = new HashMap<>();
+    /** What each CRD's kinds were built from (its spec and accepted names), by CRD name. */
+    private final Map<String, JsonNode> servedFrom = new HashMap<>();
     /** The CRDs being deleted, whose kinds refuse new objects. */
     private final Set<String> terminating = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Set<String> cleaning = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -101,6 +103,7 @@ class CrdController implements SmartLifecycle {
             @Override
             public void delete(String key, ObjectNode lastState) {
                 stopServing(Json.text(lastState, "metadata.name"));
+                namesFreed(Json.text(lastState, "spec.group"));
             }
         });
         reflector.start();
@@ -134,9 +137,13 @@ class CrdController implements SmartLifecycle {
         try {
             if (Json.text(crd, "metadata.deletionTimestamp") != null) {
                 terminating.add(name);
+                // still served while its instances go (after a restart too), so clients can let them go
+                if (CrdConditions.isTrue(crd.path("status"), "Established")) {
+                    serve(crd, crd.path("status"));
+                }
                 if (Json.strings(crd.path("metadata").get("finalizers")).contains(CrdConditions.CLEANUP_FINALIZER)
                         && cleaning.add(name)) {
-                    cleanup.execute(() -> cleanUp(name));
+                    cleanup.execute(() -> cleanUp(crd));
                 }
                 return;
             }
@@ -158,6 +165,9 @@ class CrdController implements SmartLifecycle {
             if (e.code() != 404 && e.code() != 409) {
                 log.warn("Reconciling CustomResourceDefinition {} failed: {}", name, e.getMessage());
             }
+        } catch (RuntimeException e) {
+            // one CRD that cannot be served must not keep the others (or the server) from starting
+            log.warn("Reconciling CustomResourceDefinition {} failed", name, e);
         }
     }
 
@@ -264,10 +274,11 @@ class CrdController implements SmartLifecycle {
                 : before;
     }
 
-    /** Whether a kind at that path is one no CRD serves (a built-in, or a view of the server's). */
+    /** Whether a kind with that resource's objects is one no CRD serves (a built-in, or a view of the server's). */
     private boolean builtIn(ResourceType type) {
-        return registry.byPath(type.group(), type.version(), type.plural())
-                .filter(t -> served.values().stream().noneMatch(l -> l.contains(t))).isPresent();
+        // by store key, not path: a CRD of another version of a built-in resource would share its objects
+        return registry.all().stream().anyMatch(t -> t.keyPrefix().equals(type.keyPrefix())
+                && served.values().stream().noneMatch(l -> l.contains(t)));
     }
 
     // ---- serving
@@ -277,6 +288,13 @@ class CrdController implements SmartLifecycle {
         String name = Json.text(crd, "metadata.name");
         JsonNode spec = crd.path("spec");
         JsonNode names = status.path("acceptedNames");
+        // what is served follows from the spec and the accepted names alone: unchanged, nothing to rebuild
+        ObjectNode fingerprint = Json.object();
+        fingerprint.set("spec", spec);
+        fingerprint.set("names", names);
+        if (fingerprint.equals(servedFrom.get(name))) {
+            return;
+        }
         List<ResourceType> now = new ArrayList<>();
         Conversion conversion = conversion(spec, names);
         for (JsonNode v : spec.path("versions")) {
@@ -305,21 +323,22 @@ class CrdController implements SmartLifecycle {
                     new CustomResourceStrategy(sub.has("status"), () -> terminating.contains(name)),
                     columns(v.path("additionalPrinterColumns")), false, Subresource.of(type),
                     new CustomResourceSchema(schema, definitions.schemas()),
-                    scale == null ? null : new ScalePaths(Json.text(scale, "specReplicasPath"),
+                    scale == null ? null : ScalePaths.of(Json.text(scale, "specReplicasPath"),
                             Json.text(scale, "statusReplicasPath"), Json.text(scale, "labelSelectorPath")),
                     conversion));
             definitions.schemas().putCustom(type, schema.raw());
-            registry.register(type); // a new generation: discovery and OpenAPI are built afresh
-
             now.add(type);
         }
-        for (ResourceType old : served.getOrDefault(name, List.of())) {
+        List<ResourceType> before = served.getOrDefault(name, List.of());
+        served.put(name, now);
+        servedFrom.put(name, fingerprint.deepCopy());
+        for (ResourceType old : before) {
             if (now.stream().noneMatch(t -> t.group().equals(old.group()) && t.version().equals(old.version())
                     && t.plural().equals(old.plural()))) {
                 unserve(old);
             }
         }
-        served.put(name, now);
+        now.forEach(registry::register); // each a new generation: discovery and OpenAPI are built afresh
     }
 
     /**
@@ -344,12 +363,24 @@ class CrdController implements SmartLifecycle {
         return new Conversion(storage, converter);
     }
 
+    /** A CRD of the group went: the others of the group whose names were taken may have them now. */
+    private void namesFreed(String group) {
+        for (StoredObject o : service.store().list(new ListRequest(crds.keyPrefix(), ListRequest.Match.LATEST, 0,
+                x -> true, null, 0)).items()) {
+            if (java.util.Objects.equals(group, Json.text(o.value(), "spec.group"))
+                    && !CrdConditions.isTrue(o.value().path("status"), "NamesAccepted")) {
+                reconcile(o.value());
+            }
+        }
+    }
+
     private synchronized void stopServing(String crdName) {
         terminating.remove(crdName);
         for (ResourceType t : served.getOrDefault(crdName, List.of())) {
             unserve(t);
         }
         served.remove(crdName);
+        servedFrom.remove(crdName);
     }
 
     private void unserve(ResourceType t) {
@@ -392,56 +423,72 @@ class CrdController implements SmartLifecycle {
      * removed once no instance is left (instances held by finalizers of their own keep
      * it, as in Kubernetes). Retried every second until done.
      */
-    private void cleanUp(String crdName) {
+    private void cleanUp(ObjectNode crd) {
+        String crdName = Json.text(crd, "metadata.name");
+        // the instances are where the CRD's group and plural say, whether or not this replica serves them
+        String prefix = Json.text(crd, "spec.group") + "/" + Json.text(crd, "spec.names.plural") + "/";
         try {
-            Map<String, ResourceType> kinds = new HashMap<>();
+            ResourceType kind;
             synchronized (this) {
-                for (ResourceType t : served.getOrDefault(crdName, List.of())) {
-                    kinds.putIfAbsent(t.keyPrefix(), t);
-                }
+                kind = served.getOrDefault(crdName, List.of()).stream().findFirst().orElse(null);
+            }
+            boolean overlapping;
+            synchronized (this) {
+                overlapping = registry.all().stream().anyMatch(t -> t.keyPrefix().equals(prefix)
+                        && served.values().stream().noneMatch(l -> l.contains(t)));
+            }
+            if (overlapping) {
+                // the objects there are a built-in kind's: none of them is this CRD's to delete
+                finish(crdName, "OverlappingBuiltInResource", "instances overlap with built-in resources in storage");
+                return;
             }
             setTerminating(crdName, "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress");
-            int left = 0;
-            for (ResourceType t : kinds.values()) {
-                for (StoredObject o : service.store().list(new ListRequest(t.keyPrefix(), ListRequest.Match.LATEST, 0,
-                        x -> true, null, 0)).items()) {
-                    left++;
-                    if (Json.text(o.value(), "metadata.deletionTimestamp") == null) {
-                        try {
-                            deleter.delete(t, Json.text(o.value(), "metadata.namespace"),
-                                    Json.text(o.value(), "metadata.name"), new DeleteOptions("Background", null,
-                                            null, null, false, WriteOptions.SERVER));
-                        } catch (ApiException e) {
-                            if (e.code() != 404) {
-                                throw e;
-                            }
+            List<StoredObject> left = service.store().list(new ListRequest(prefix, ListRequest.Match.LATEST, 0,
+                    x -> true, null, 0)).items();
+            for (StoredObject o : left) {
+                if (kind != null && Json.text(o.value(), "metadata.deletionTimestamp") == null) {
+                    try {
+                        deleter.delete(kind, Json.text(o.value(), "metadata.namespace"),
+                                Json.text(o.value(), "metadata.name"), new DeleteOptions("Background", null,
+                                        null, null, false, WriteOptions.SERVER));
+                    } catch (ApiException e) {
+                        if (e.code() != 404) {
+                            throw e;
                         }
                     }
                 }
             }
-            if (left > 0) {
-                cleanup.schedule(() -> cleanUp(crdName), 1, TimeUnit.SECONDS);
+            if (!left.isEmpty()) {
+                cleanup.schedule(() -> cleanUp(crd), 1, TimeUnit.SECONDS);
                 return;
             }
-            setTerminating(crdName, "False", "InstanceDeletionCompleted", "removed all instances");
-            service.guaranteedUpdate(crds, null, crdName, 0, WRITE, cur -> {
-                ArrayNode f = (ArrayNode) cur.path("metadata").path("finalizers");
-                for (int i = f.size() - 1; i >= 0; i--) {
-                    if (CrdConditions.CLEANUP_FINALIZER.equals(f.get(i).asString())) {
-                        f.remove(i);
-                    }
-                }
-                return cur;
-            });
-            cleaning.remove(crdName);
+            finish(crdName, "InstanceDeletionCompleted", "removed all instances");
         } catch (ApiException e) {
             if (e.code() == 404) {
                 cleaning.remove(crdName);
                 return;
             }
             log.info("Deleting the instances of {} failed, retrying: {}", crdName, e.getMessage());
-            cleanup.schedule(() -> cleanUp(crdName), 1, TimeUnit.SECONDS);
+            cleanup.schedule(() -> cleanUp(crd), 1, TimeUnit.SECONDS);
+        } catch (RuntimeException e) {
+            log.warn("Deleting the instances of {} failed, retrying", crdName, e);
+            cleanup.schedule(() -> cleanUp(crd), 1, TimeUnit.SECONDS);
         }
+    }
+
+    /** The instances are dealt with: the Terminating condition says how, and the finalizer goes. */
+    private void finish(String crdName, String reason, String message) {
+        setTerminating(crdName, "False", reason, message);
+        service.guaranteedUpdate(crds, null, crdName, 0, WRITE, cur -> {
+            ArrayNode f = (ArrayNode) cur.path("metadata").path("finalizers");
+            for (int i = f.size() - 1; i >= 0; i--) {
+                if (CrdConditions.CLEANUP_FINALIZER.equals(f.get(i).asString())) {
+                    f.remove(i);
+                }
+            }
+            return cur;
+        });
+        cleaning.remove(crdName);
     }
 
     private void setTerminating(String crdName, String value, String reason, String message) {

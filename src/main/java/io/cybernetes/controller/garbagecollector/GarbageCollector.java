@@ -52,6 +52,8 @@ public final class GarbageCollector implements Reconciler {
      * not seen yet when its owner was orphaned is let go, not deleted, when it shows up.
      */
     private final Map<String, Long> orphanedOwners = new ConcurrentHashMap<>();
+    /** How soon a dependent whose owner's kind is not served is looked at again. */
+    static final java.time.Duration UNRESOLVED_RECHECK = java.time.Duration.ofSeconds(30);
     static final long REMEMBER_ORPHANED_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
 
     public GarbageCollector(ApiClient client, ResourceRegistry registry) {
@@ -215,7 +217,12 @@ public final class GarbageCollector implements Reconciler {
                 continue;
             }
             // absent from the graph (or going): only the server can say whether it is gone
-            Optional<? extends HasMetadata> owner = lookUp(r, n.namespace());
+            Optional<ResourceType> ownerKind = kindOf(r);
+            if (ownerKind.isEmpty()) {
+                // a kind not served (now): nothing says the owner is gone, so the dependent stays; asked again later
+                return Result.after(UNRESOLVED_RECHECK);
+            }
+            Optional<? extends HasMetadata> owner = lookUp(ownerKind.get(), r, n.namespace());
             if (owner.isPresent()) {
                 alive.add(r);
                 List<String> f = Objects.requireNonNullElse(owner.get().getMetadata().getFinalizers(), List.of());
@@ -233,13 +240,24 @@ public final class GarbageCollector implements Reconciler {
         return Result.DONE;
     }
 
-    /** The owner as the server has it, if it is the same object (same uid). */
-    private Optional<? extends HasMetadata> lookUp(OwnerReference r, String dependentNamespace) {
-        Optional<ResourceType> t = registry.byKind(r.getApiVersion(), r.getKind());
-        if (t.isEmpty()) {
-            return Optional.empty();
+    /**
+     * The kind an owner reference names, by its group and kind at whatever version is
+     * served (an owner recorded at a version no longer served is still that owner).
+     */
+    private Optional<ResourceType> kindOf(OwnerReference r) {
+        Optional<ResourceType> exact = registry.byKind(r.getApiVersion(), r.getKind());
+        if (exact.isPresent()) {
+            return exact;
         }
-        Optional<? extends HasMetadata> o = client.getMetadata(t.get(), t.get().namespaced() ? dependentNamespace : null,
+        String apiVersion = Objects.requireNonNullElse(r.getApiVersion(), "");
+        String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
+        return registry.all().stream().filter(t -> t.stored() && t.group().equals(group)
+                && t.kind().equals(r.getKind())).findFirst();
+    }
+
+    /** The owner as the server has it, if it is the same object (same uid). */
+    private Optional<? extends HasMetadata> lookUp(ResourceType t, OwnerReference r, String dependentNamespace) {
+        Optional<? extends HasMetadata> o = client.getMetadata(t, t.namespaced() ? dependentNamespace : null,
                 r.getName());
         return o.filter(x -> r.getUid().equals(x.getMetadata().getUid()));
     }

@@ -119,11 +119,11 @@ class ControllerManagerConfiguration {
             Map<String, ResourceType> watched = new LinkedHashMap<>();
             followKinds(informers, gc, c, watched);
             // kinds come and go with CRDs: the graph follows them, as the collector's discovery resync does
-            registry.onChange(() -> {
+            informers.onStop(registry.onChange(() -> {
                 if (!informers.stopped()) {
                     followKinds(informers, gc, c, watched);
                 }
-            });
+            }));
             return c;
         });
         r.put(NamespaceController.NAME, (client, informers) -> {
@@ -193,18 +193,19 @@ class ControllerManagerConfiguration {
                                     Map<String, ResourceType> watched) {
         synchronized (watched) {
             List<ResourceType> kinds = gc.kinds();
-            for (ResourceType t : kinds) {
-                if (watched.putIfAbsent(t.keyPrefix(), t) == null) {
-                    informers.metadataInformerFor(t).addEventHandler(gc.handler(c, t));
-                }
-            }
+            // one no longer served at the version it is watched at (a CRD dropped that version) is watched afresh
             watched.values().removeIf(t -> {
-                boolean gone = kinds.stream().noneMatch(k -> k.keyPrefix().equals(t.keyPrefix()));
+                boolean gone = !kinds.contains(t);
                 if (gone) {
                     informers.removeMetadataInformer(t);
                 }
                 return gone;
             });
+            for (ResourceType t : kinds) {
+                if (watched.putIfAbsent(t.keyPrefix(), t) == null) {
+                    informers.metadataInformerFor(t).addEventHandler(gc.handler(c, t));
+                }
+            }
         }
     }
 

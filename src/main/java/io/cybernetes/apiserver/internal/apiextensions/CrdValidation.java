@@ -38,7 +38,15 @@ public final class CrdValidation {
     private static final String COLUMN_FORMATS_TEXT = "byte,date,date-time,double,float,int32,int64,password";
     private static final String SCHEMA_PATH = "schema.openAPIV3Schema";
 
+    private static final String APPROVAL = "api-approved.kubernetes.io";
+
     private CrdValidation() {
+    }
+
+    /** Kubernetes' own groups, where a CRD needs the API reviewers' approval. */
+    private static boolean protectedGroup(String group) {
+        return group.equals("k8s.io") || group.endsWith(".k8s.io") || group.equals("kubernetes.io")
+                || group.endsWith(".kubernetes.io");
     }
 
     /** The causes of a new CRD (spec and name). */
@@ -61,6 +69,9 @@ public final class CrdValidation {
                     + " '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
         } else if (!group.contains(".")) {
             causes.add(invalid("spec.group", group, "should be a domain with at least one dot"));
+        } else if (protectedGroup(group) && !crd.path("metadata").path("annotations").has(APPROVAL)) {
+            causes.add(required("metadata.annotations[" + APPROVAL + "]", "protected groups must have approval"
+                    + " annotation \"" + APPROVAL + "\", see https://github.com/kubernetes/enhancements/pull/1111"));
         }
         String scope = text(spec, "scope");
         if (scope == null || scope.isEmpty()) {

@@ -135,6 +135,7 @@ public final class ResourceService {
             }
             if (attempt == 0) {
                 admission.mutate(type, null, namespace, body, null, opts);
+                definitions.of(type).schema().afterMutation(body);
             }
             validateCreate(type, body, strategy);
             admission.validate(type, null, namespace, body, null, opts);
@@ -301,6 +302,7 @@ public final class ResourceService {
             ObjectNode old = cur.value();
             ObjectNode updated = transform.apply(old.deepCopy());
             admission.mutate(type, subresource, namespace, updated, old, opts);
+            definitions.of(type).schema().afterMutation(updated);
             finishUpdate(type, subresource, old, updated);
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());

@@ -53,6 +53,12 @@ public final class CustomResourceSchema implements KindSchema {
     }
 
     @Override
+    public void afterMutation(ObjectNode body) {
+        CustomResourceValues.prune(body, schema);
+        CustomResourceValues.applyDefaults(body, schema);
+    }
+
+    @Override
     public ObjectNode onRead(ObjectNode stored) {
         if (!CustomResourceValues.lacksDefaults(stored, schema)) {
             return stored;

@@ -17,6 +17,8 @@ public final class KindDefinitions {
 
     private final Map<String, KindDefinition> byResource = new ConcurrentHashMap<>();
     private final SchemaRegistry schemas;
+    /** The generic definitions of kinds with none of their own (the views), made once. */
+    private final Map<String, KindDefinition> generic = new ConcurrentHashMap<>();
 
     public KindDefinitions(SchemaRegistry schemas) {
         this.schemas = schemas;
@@ -24,8 +26,9 @@ public final class KindDefinitions {
 
     /** The definition of a kind; a generic one when it has none of its own. */
     public KindDefinition of(ResourceType type) {
-        KindDefinition d = byResource.get(key(type));
-        return d != null ? d : KindDefinition.generic(type, schemas.of(type));
+        String key = key(type);
+        KindDefinition d = byResource.get(key);
+        return d != null ? d : generic.computeIfAbsent(key, k -> KindDefinition.generic(type, schemas.of(type)));
     }
 
     /** The schemas of the built-in kinds' models. */

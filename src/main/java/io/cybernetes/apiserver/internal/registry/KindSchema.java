@@ -26,6 +26,13 @@ public interface KindSchema {
     /** Fills in what the server fills in before validation. */
     void normalize(ObjectNode body);
 
+    /**
+     * After mutating admission: what a webhook added is pruned and defaulted as the
+     * client's own fields were (custom resources; a built-in's types hold what they hold).
+     */
+    default void afterMutation(ObjectNode body) {
+    }
+
     /** Validates a new object (old null) or an update; adds the 422 causes. */
     void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes);
 

@@ -8,13 +8,19 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Where a kind's scale subresource finds replicas, as a CRD's {@code subresources.scale}
  * says it: the desired count under spec, the observed one under status, and the label
- * selector as a string ({@code null}: the workloads' own {@code spec.selector} object,
+ * selector as a string (or, for the workloads, their own {@code spec.selector} object
  * written out as a selector string).
  */
-public record ScalePaths(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
+public record ScalePaths(String specReplicasPath, String statusReplicasPath, String labelSelectorPath,
+                         boolean specSelector) {
 
-    /** Deployments and ReplicaSets. */
-    public static final ScalePaths WORKLOAD = new ScalePaths(".spec.replicas", ".status.replicas", null);
+    /** Deployments and ReplicaSets: their selector is the label selector object at spec.selector. */
+    public static final ScalePaths WORKLOAD = new ScalePaths(".spec.replicas", ".status.replicas", null, true);
+
+    /** A custom resource's, as its CRD's scale subresource says (no labelSelectorPath: no selector). */
+    public static ScalePaths of(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
+        return new ScalePaths(specReplicasPath, statusReplicasPath, labelSelectorPath, false);
+    }
 
     public int specReplicas(JsonNode obj) {
         return at(obj, specReplicasPath).asInt(0);
@@ -26,8 +32,11 @@ public record ScalePaths(String specReplicasPath, String statusReplicasPath, Str
 
     /** The selector string a Scale reports; empty when the object has none. */
     public String selector(JsonNode obj) {
-        if (labelSelectorPath == null) {
+        if (specSelector) {
             return LabelSelector.fromObject(obj.path("spec").path("selector")).toString();
+        }
+        if (labelSelectorPath == null || labelSelectorPath.isEmpty()) {
+            return "";
         }
         JsonNode s = at(obj, labelSelectorPath);
         return s.isString() ? s.asString() : "";

@@ -15,7 +15,8 @@ import java.util.UUID;
  * How the objects of a kind with several versions move between them, as a CRD's
  * {@code spec.conversion} says: {@code None} changes only apiVersion; {@code Webhook}
  * sends a {@code ConversionReview} to the CRD's webhook and checks what it answers
- * (as many objects, each the desired version, same name, namespace and uid). A webhook
+ * (as many objects, each the desired version, same name, namespace and uid), keeping the
+ * metadata but for labels and annotations as it was. A webhook
  * that is down or answers garbage fails the request with 500, worded as kube-apiserver
  * words it.
  */
@@ -88,6 +89,18 @@ public interface VersionConverter {
                     throw ApiException.internal(failed + "invalid converted object at index " + i + ": kind must be "
                             + kind);
                 }
+                // the webhook converts the rest; of the metadata, only labels and annotations are its to change
+                ObjectNode meta = in.path("metadata").isObject() ? ((ObjectNode) in.get("metadata")).deepCopy()
+                        : Json.object();
+                for (String f : List.of("labels", "annotations")) {
+                    JsonNode v = o.path("metadata").get(f);
+                    if (v == null || v.isNull()) {
+                        meta.remove(f);
+                    } else {
+                        meta.set(f, v);
+                    }
+                }
+                o.set("metadata", meta);
                 out.add(o);
             }
             return out;
