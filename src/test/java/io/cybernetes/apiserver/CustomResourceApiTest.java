@@ -616,6 +616,14 @@ class CustomResourceApiTest extends ApiTestSupport {
             assertThat(broken.code()).isEqualTo(500);
             assertThat(broken.text("message")).startsWith("Internal error occurred: conversion webhook for " + group
                     + "/v1, Kind=Box failed: ");
+            String rv = get(v1 + "/b").text("metadata.resourceVersion");
+            try (WatchStream w = new WatchStream(HTTP, url(v2 + "?watch=true&resourceVersion=" + rv), token(), null)) {
+                assertThat(patch(v1 + "/b", "application/merge-patch+json", "{\"spec\":{\"size\":8}}").code())
+                        .isEqualTo(200);
+                JsonNode event = w.next(10_000);
+                assertThat(event.path("type").asString()).isEqualTo("ERROR");
+                assertThat(event.path("object").path("code").asInt()).isEqualTo(500);
+            }
             garbage.set(false);
             server.stop(0);
             Response down = post(v2, "{\"apiVersion\":\"" + group + "/v2\",\"kind\":\"Box\",\"metadata\":"

@@ -59,7 +59,18 @@ public class ResourceController {
                        TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
         this.registry = registry;
         this.service = service;
-        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent, service::served);
+        this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent,
+                new WatchStreamer.Served() {
+                    @Override
+                    public StoredObject one(ResourceType type, StoredObject stored) {
+                        return service.served(type, stored);
+                    }
+
+                    @Override
+                    public List<StoredObject> all(ResourceType type, List<StoredObject> stored) {
+                        return service.served(type, stored);
+                    }
+                });
         this.props = props;
         this.reader = new RequestReader(props.maxRequestBytes());
         this.deleter = new ResourceDeleter(service);

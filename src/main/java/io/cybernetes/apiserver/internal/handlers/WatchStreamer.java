@@ -80,12 +80,20 @@ public final class WatchStreamer {
     /** Told of every event sent (for the watch-events metric). */
     private final java.util.function.Consumer<ResourceType> sent;
     private final EncodedEvents encoded = new EncodedEvents();
-    /** An object as the watch's version sees it: the same instance when its kind has one version. */
-    private final java.util.function.BiFunction<ResourceType, StoredObject, StoredObject> served;
+    /** Objects as the watch's version sees them: the same instances when their kind has one version. */
+    private final Served served;
+
+    /** How stored objects are shown at the version a request names (converted, with read defaults). */
+    public interface Served {
+        StoredObject one(ResourceType type, StoredObject stored);
+
+        /** Many at once (a conversion webhook is called once for them all). */
+        List<StoredObject> all(ResourceType type, List<StoredObject> stored);
+    }
     private final AtomicInteger open = new AtomicInteger();
 
     public WatchStreamer(Store store, WatchThreads threads, java.util.function.Consumer<ResourceType> sent,
-                  java.util.function.BiFunction<ResourceType, StoredObject, StoredObject> served) {
+                         Served served) {
         this.served = served;
         this.store = store;
         this.lister = new ResourceLister(store);
@@ -127,6 +135,7 @@ public final class WatchStreamer {
         } else {
             after = ResourceService.parseRevision(rv);
         }
+        initial = served.all(req.type(), initial);
         try {
             Watch watch = store.watch(req.type().keyPrefix(req.namespace()), after);
             return new Opened(req, initial, watch, null, markEnd ? after : -1);
@@ -270,8 +279,25 @@ public final class WatchStreamer {
             }
         }
 
-        /** One turn: write what there is while the client takes it, then say when the next is due. */
+        /**
+         * One turn; a failure to show an event at the watch's version (a conversion webhook
+         * down) ends the watch with an ERROR event carrying its Status, as kube-apiserver ends it.
+         */
         private void step() throws IOException {
+            try {
+                writeTurn();
+            } catch (ApiException e) {
+                Sink out = sink;
+                if (out != null && !ended.get()) {
+                    out.write(line(event("ERROR", e.toJson())));
+                    flush(out);
+                }
+                end();
+            }
+        }
+
+        /** One turn: write what there is while the client takes it, then say when the next is due. */
+        private void writeTurn() throws IOException {
             Sink out = sink;
             if (ended.get() || out == null) {
                 return;
@@ -288,8 +314,7 @@ public final class WatchStreamer {
                     return;
                 }
                 StoredObject o = initial.get(initialSent++);
-                StoredObject shown = served.apply(req.type(), o);
-                out.write(raw("ADDED", shown.value(), shown == o ? o.jsonText() : null));
+                out.write(raw("ADDED", o.value(), o.jsonText()));
                 if (initialSent == initial.size()) {
                     flush(out);
                 }
@@ -415,7 +440,7 @@ public final class WatchStreamer {
         /** The event's object as this watch's version sees it (the same instance when no conversion is needed). */
         private ObjectNode shown(ObjectNode object, WatchEvent e) {
             StoredObject stored = new StoredObject(e.key(), 0, e.revision(), object);
-            StoredObject shown = served.apply(req.type(), stored);
+            StoredObject shown = served.one(req.type(), stored);
             return shown == stored ? object : shown.value();
         }
 
