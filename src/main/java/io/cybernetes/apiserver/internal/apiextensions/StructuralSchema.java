@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal.apiextensions;
 
+import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
@@ -136,6 +137,54 @@ public final class StructuralSchema {
     StructuralSchema field(String name) {
         StructuralSchema s = properties.get(name);
         return s != null ? s : additionalProperties;
+    }
+
+    /**
+     * The node as field management sees it: an object with properties a struct (atomic when
+     * {@code x-kubernetes-map-type: atomic}), with additionalProperties or preserving
+     * unknown fields a granular map, lists by {@code x-kubernetes-list-type} (atomic unless
+     * said), everything else a scalar.
+     */
+    public FieldType fieldType() {
+        StructuralSchema self = this;
+        return new FieldType() {
+            @Override
+            public Kind kind() {
+                if ("array".equals(type)) {
+                    return "set".equals(listType) ? Kind.SET : "map".equals(listType) && !listMapKeys.isEmpty()
+                            ? Kind.KEYED_LIST : Kind.ATOMIC;
+                }
+                if ("object".equals(type) || preserveUnknownFields && type == null) {
+                    if ("atomic".equals(mapType)) {
+                        return Kind.ATOMIC;
+                    }
+                    if (!properties.isEmpty()) {
+                        return Kind.STRUCT;
+                    }
+                    return additionalProperties != null ? Kind.MAP : Kind.DEDUCED;
+                }
+                return Kind.SCALAR;
+            }
+
+            @Override
+            public FieldType field(String name) {
+                StructuralSchema child = self.field(name);
+                if (child != null) {
+                    return child.fieldType();
+                }
+                return preserveUnknownFields || anyAdditional ? FieldType.DEDUCED : null;
+            }
+
+            @Override
+            public FieldType items() {
+                return items == null ? FieldType.DEDUCED : items.fieldType();
+            }
+
+            @Override
+            public List<String> keys() {
+                return listMapKeys;
+            }
+        };
     }
 
     /** Whether anything in the schema carries CEL rules. */

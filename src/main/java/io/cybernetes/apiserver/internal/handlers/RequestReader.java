@@ -108,8 +108,10 @@ public final class RequestReader {
             default -> throw ApiException.badRequest("fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\","
                     + " got \"" + fv + "\"");
         };
-        return new WriteOptions("All".equals(dryRun), mode, request.parameter("fieldManager"),
-                request.user());
+        String fieldManager = request.parameter("fieldManager");
+        return new WriteOptions("All".equals(dryRun), mode, fieldManager, request.user(), List.of(),
+                fieldManager != null && !fieldManager.isEmpty() ? fieldManager
+                        : WriteOptions.managerOf(request.header("User-Agent")));
     }
 
     public ListOptions listOptions(ApiCall request, ResourceType type) {

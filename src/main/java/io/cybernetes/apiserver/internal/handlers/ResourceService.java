@@ -3,6 +3,7 @@ package io.cybernetes.apiserver.internal.handlers;
 import io.cybernetes.apiserver.internal.registry.Conversion;
 import io.cybernetes.apiserver.internal.registry.KindDefinition;
 import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.fieldmanager.ManagedFields;
 import io.cybernetes.apiserver.internal.registry.KindSchema;
 import io.cybernetes.apiserver.internal.registry.KindStrategy;
 import io.cybernetes.apiserver.internal.registry.MetaValidation;
@@ -16,6 +17,7 @@ import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.security.SecureRandom;
@@ -109,6 +111,7 @@ public final class ResourceService {
     // ---- create
 
     public Outcome create(ResourceType type, String namespace, ObjectNode body, WriteOptions opts) {
+        checkFieldManager(opts, "CreateOptions");
         List<String> warnings = decode(type, body, opts);
         ObjectNode meta = Json.child(body, "metadata");
         checkNamespace(type, namespace, meta);
@@ -139,6 +142,7 @@ public final class ResourceService {
             }
             validateCreate(type, body, strategy);
             admission.validate(type, null, namespace, body, null, opts);
+            manageFields(type, null, body, null, opts);
             String name = Json.text(meta, "name");
             if (opts.dryRun()) {
                 if (store.get(type.key(namespace, name)).isPresent()) {
@@ -301,12 +305,15 @@ public final class ResourceService {
             }
             ObjectNode old = cur.value();
             ObjectNode updated = transform.apply(old.deepCopy());
+            // managedFields are the server's to keep, whatever a client sent back
+            keepManagedFields(old, updated);
             admission.mutate(type, subresource, namespace, updated, old, opts);
             definitions.of(type).schema().afterMutation(updated);
             finishUpdate(type, subresource, old, updated);
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());
             }
+            manageFields(type, old, updated, subresource, opts);
             admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
@@ -357,6 +364,48 @@ public final class ResourceService {
             }
         }
         throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
+    }
+
+    /** A fieldManager longer than Kubernetes allows is refused as it refuses it (422 on the options). */
+    static void checkFieldManager(WriteOptions opts, String optionsKind) {
+        String m = opts.fieldManager();
+        if (m != null && m.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > ManagedFields.MAX_MANAGER_LENGTH) {
+            throw ApiException.invalid("meta.k8s.io", optionsKind, "", List.of(ApiException.cause("fieldManager",
+                    "FieldValueTooLong", "Too long: may not be more than " + ManagedFields.MAX_MANAGER_LENGTH
+                            + " bytes")));
+        }
+    }
+
+    /** Records the write in metadata.managedFields: who owns which fields now. */
+    private void manageFields(ResourceType type, ObjectNode old, ObjectNode updated, String subresource,
+                              WriteOptions opts) {
+        String manager = opts.manager() == null ? "unknown" : opts.manager();
+        // what the endpoint resets is never the writer's (Kubernetes' reset fields)
+        java.util.Set<String> ignored = new java.util.HashSet<>();
+        if ("status".equals(subresource)) {
+            updated.properties().forEach(e -> ignored.add(e.getKey()));
+            ignored.remove("status");
+        } else if (type.hasSubresource("status")) {
+            ignored.add("status");
+        }
+        ArrayNode entries = ManagedFields.update(old, updated, definitions.of(type).schema().fieldType(), manager,
+                subresource, Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), ignored);
+        ObjectNode meta = Json.child(updated, "metadata");
+        if (entries.isEmpty()) {
+            meta.remove("managedFields");
+        } else {
+            meta.set("managedFields", entries);
+        }
+    }
+
+    private static void keepManagedFields(ObjectNode old, ObjectNode updated) {
+        JsonNode kept = old.path("metadata").get("managedFields");
+        ObjectNode meta = Json.child(updated, "metadata");
+        if (kept == null) {
+            meta.remove("managedFields");
+        } else {
+            meta.set("managedFields", kept.deepCopy());
+        }
     }
 
     /** Restores what the server owns, bumps the generation, and validates. */
@@ -428,6 +477,7 @@ public final class ResourceService {
     /** PUT of the main resource or its status subresource. */
     public Outcome update(ResourceType type, String namespace, String name, String subresource, ObjectNode body,
                    WriteOptions opts) {
+        checkFieldManager(opts, "UpdateOptions");
         List<String> warnings = decode(type, body, opts);
         ObjectNode meta = Json.child(body, "metadata");
         String bodyName = Json.text(meta, "name");
@@ -473,6 +523,7 @@ public final class ResourceService {
 
     public Outcome patch(ResourceType type, String namespace, String name, String subresource, PatchType patchType,
                   byte[] body, WriteOptions opts) {
+        checkFieldManager(opts, "PatchOptions");
         if (patchType == PatchType.STRATEGIC && !definitions.of(type).schema().strategicMerge()) {
             throw ApiException.unsupportedMediaType(List.of("application/json-patch+json",
                     "application/merge-patch+json", "application/apply-patch+yaml"));

@@ -7,19 +7,30 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Options every write carries: dryRun=All, fieldValidation, the field manager, who is
- * writing, and the fields its body repeated (which field validation reports).
+ * Options every write carries: dryRun=All, fieldValidation, the field manager asked for,
+ * who is writing, the fields its body repeated (which field validation reports), and the
+ * manager managedFields records: the one asked for, else the product of the User-Agent
+ * ({@code kubectl} of {@code kubectl/v1.32.0 (linux/amd64)}), as Kubernetes names it.
  */
 public record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user,
-                    List<String> duplicateFields) {
+                    List<String> duplicateFields, String manager) {
 
     public WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user) {
-        this(dryRun, fieldValidation, fieldManager, user, List.of());
+        this(dryRun, fieldValidation, fieldManager, user, List.of(), fieldManager);
     }
 
     /** These options for a body that repeated the fields given. */
     public WriteOptions withDuplicateFields(List<String> duplicates) {
-        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, List.copyOf(duplicates));
+        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, List.copyOf(duplicates), manager);
+    }
+
+    /** The manager a request with this User-Agent (and no fieldManager) is recorded under. */
+    public static String managerOf(String userAgent) {
+        if (userAgent == null || userAgent.isBlank()) {
+            return "unknown";
+        }
+        String product = userAgent.split("/", 2)[0].trim();
+        return product.length() > 128 ? product.substring(0, 128) : product;
     }
 
     /** The API server's own identity for the writes it makes itself (bootstrap), a member of system:masters. */

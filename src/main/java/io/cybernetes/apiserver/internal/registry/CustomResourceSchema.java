@@ -4,6 +4,8 @@ import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.internal.apiextensions.CelRules;
 import io.cybernetes.apiserver.internal.apiextensions.CustomResourceValues;
 import io.cybernetes.apiserver.internal.apiextensions.StructuralSchema;
+import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
+import io.cybernetes.apiserver.internal.fieldmanager.TypedFieldType;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
@@ -50,6 +52,34 @@ public final class CustomResourceSchema implements KindSchema {
                 type.version()));
         unknown.addAll(CustomResourceValues.prune(body, schema));
         return StrictDecoder.report(type.kind(), type.version(), mode, unknown, duplicateFields);
+    }
+
+    /** The structural schema's, with metadata as ObjectMeta. */
+    @Override
+    public FieldType fieldType() {
+        FieldType root = schema.fieldType();
+        FieldType meta = TypedFieldType.of(envelope.properties().get("metadata"));
+        return new FieldType() {
+            @Override
+            public Kind kind() {
+                return Kind.STRUCT;
+            }
+
+            @Override
+            public FieldType field(String name) {
+                return name.equals("metadata") ? meta : root.field(name);
+            }
+
+            @Override
+            public FieldType items() {
+                return root.items();
+            }
+
+            @Override
+            public List<String> keys() {
+                return List.of();
+            }
+        };
     }
 
     @Override

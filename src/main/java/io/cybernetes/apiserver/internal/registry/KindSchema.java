@@ -45,6 +45,9 @@ public interface KindSchema {
         return stored;
     }
 
+    /** The schema as field management walks it (managedFields). */
+    io.cybernetes.apiserver.internal.fieldmanager.FieldType fieldType();
+
     /** Whether strategic merge patches apply (they need Go struct tags; custom resources have none). */
     default boolean strategicMerge() {
         return true;

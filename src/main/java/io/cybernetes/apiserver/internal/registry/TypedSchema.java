@@ -42,6 +42,11 @@ public record TypedSchema(Schema schema) implements KindSchema {
     }
 
     @Override
+    public io.cybernetes.apiserver.internal.fieldmanager.FieldType fieldType() {
+        return io.cybernetes.apiserver.internal.fieldmanager.TypedFieldType.of(schema);
+    }
+
+    @Override
     public void validate(ObjectNode body, ObjectNode old, List<StatusCause> causes) {
         SchemaValidator.validate(body, schema, "", causes);
     }
