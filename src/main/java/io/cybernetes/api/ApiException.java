@@ -172,6 +172,13 @@ public final class ApiException extends RuntimeException {
                 details(group, resource, name), null);
     }
 
+    /** 409 for a server-side apply that would change fields other managers own: one cause per field. */
+    public static ApiException applyConflict(String message, List<StatusCause> causes) {
+        StatusDetails d = new StatusDetails();
+        d.setCauses(causes);
+        return new ApiException(409, "Conflict", message, d, null);
+    }
+
     public static ApiException staleObject(ResourceType type, String name) {
         return conflict(type, name,
                 "the object has been modified; please apply your changes to the latest version and try again");

@@ -103,4 +103,97 @@ class ManagedFieldsApiTest extends ApiTestSupport {
                 + " may not be more than 128 bytes");
         assertThat(get(CM + "/too-long-manager").code()).isEqualTo(404);
     }
+
+    private Response apply(String path, String manager, String yaml) {
+        return call("PATCH", path + "?fieldManager=" + manager, "application/apply-patch+yaml", yaml);
+    }
+
+    private static String cm(String name, String data) {
+        return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" + (data == null ? ""
+                : "data: " + data + "\n");
+    }
+
+    @Test
+    void applyOwnsWhatItAppliesConflictsAndRemovesWhatItDrops() {
+        Response created = apply(CM + "/applied", "alice", cm("applied", "{a: '1', x: '9', shared: s}"));
+        assertThat(created.code()).as(created.body()).isEqualTo(201);
+        assertThat(managed(created.json())).containsExactly(
+                "alice/Apply/v1 = {\"f:data\":{\"f:a\":{},\"f:shared\":{},\"f:x\":{}}}");
+        Response bob = apply(CM + "/applied", "bob", cm("applied", "{b: '2', shared: s}"));
+        assertThat(bob.code()).as(bob.body()).isEqualTo(200);
+        assertThat(bob.json().path("data").size()).isEqualTo(4);
+        assertThat(managed(bob.json())).containsExactly(
+                "alice/Apply/v1 = {\"f:data\":{\"f:a\":{},\"f:shared\":{},\"f:x\":{}}}",
+                "bob/Apply/v1 = {\"f:data\":{\"f:b\":{},\"f:shared\":{}}}");
+
+        Response conflict = apply(CM + "/applied", "bob", cm("applied", "{a: changed, b: '2', shared: s}"));
+        assertThat(conflict.code()).isEqualTo(409);
+        assertThat(conflict.text("reason")).isEqualTo("Conflict");
+        assertThat(conflict.text("message")).isEqualTo("Apply failed with 1 conflict: conflict with \"alice\" using"
+                + " v1: .data.a");
+        JsonNode cause = conflict.json().path("details").path("causes").get(0);
+        assertThat(cause.path("reason").asString()).isEqualTo("FieldManagerConflict");
+        assertThat(cause.path("field").asString()).isEqualTo(".data.a");
+        assertThat(get(CM + "/applied").text("data.a")).isEqualTo("1");
+
+        Response forced = call("PATCH", CM + "/applied?fieldManager=bob&force=true", "application/apply-patch+yaml",
+                cm("applied", "{a: changed, b: '2', shared: s}"));
+        assertThat(forced.code()).as(forced.body()).isEqualTo(200);
+        assertThat(forced.text("data.a")).isEqualTo("changed");
+        assertThat(managed(forced.json())).containsExactly(
+                "alice/Apply/v1 = {\"f:data\":{\"f:shared\":{},\"f:x\":{}}}",
+                "bob/Apply/v1 = {\"f:data\":{\"f:a\":{},\"f:b\":{},\"f:shared\":{}}}");
+
+        // alice drops x (hers alone: removed) and shared (bob's too: kept)
+        Response dropped = apply(CM + "/applied", "alice", cm("applied", null));
+        assertThat(dropped.code()).as(dropped.body()).isEqualTo(200);
+        assertThat(dropped.json().path("data").has("x")).isFalse();
+        assertThat(dropped.text("data.shared")).isEqualTo("s");
+        assertThat(managed(dropped.json())).containsExactly(
+                "bob/Apply/v1 = {\"f:data\":{\"f:a\":{},\"f:b\":{},\"f:shared\":{}}}");
+
+        Response noManager = call("PATCH", CM + "/applied", "application/apply-patch+yaml", cm("applied", "{}"));
+        assertThat(noManager.code()).isEqualTo(422);
+        assertThat(noManager.text("message")).isEqualTo("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager:"
+                + " Required value: is required for apply patch");
+    }
+
+    @Test
+    void applyMergesKeyedListsItemByItem() {
+        String base = "/apis/apps/v1/namespaces/default/deployments";
+        String deployment = """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: applied}
+                spec:
+                  replicas: 0
+                  selector: {matchLabels: {app: applied}}
+                  template:
+                    metadata: {labels: {app: applied}}
+                    spec:
+                      containers:
+                      - name: %s
+                        image: %s
+                """;
+        assertThat(apply(base + "/applied", "alice", deployment.formatted("web", "nginx:1")).code()).isEqualTo(201);
+        Response side = apply(base + "/applied", "bob", """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: applied}
+                spec:
+                  template:
+                    spec:
+                      containers:
+                      - name: side
+                        image: busybox
+                """);
+        assertThat(side.code()).as(side.body()).isEqualTo(200);
+        List<String> names = new ArrayList<>();
+        side.json().at("/spec/template/spec/containers").forEach(c -> names.add(c.path("name").asString()));
+        assertThat(names).containsExactly("web", "side");
+        Response upgraded = apply(base + "/applied", "alice", deployment.formatted("web", "nginx:2"));
+        assertThat(upgraded.code()).as(upgraded.body()).isEqualTo(200);
+        assertThat(upgraded.json().at("/spec/template/spec/containers").size()).isEqualTo(2);
+        assertThat(upgraded.json().at("/spec/template/spec/containers/0/image").asString()).isEqualTo("nginx:2");
+    }
 }

@@ -117,7 +117,9 @@ class OperatorSdkTest extends ApiTestSupport {
             if (actual == null || !app.getSpec().replicas.equals(actual.getSpec().getReplicas())
                     || !app.getSpec().image.equals(actual.getSpec().getTemplate().getSpec().getContainers().get(0)
                     .getImage())) {
-                actual = context.getClient().resource(desired).serverSideApply();
+                // the operator's fields are its own: taken back from whoever changed them (as operators apply)
+                actual = context.getClient().resource(desired).fieldManager("webapp-operator").forceConflicts()
+                        .serverSideApply();
             }
             WebAppStatus status = new WebAppStatus();
             status.deployment = actual.getMetadata().getName();

@@ -51,6 +51,11 @@ public final class FieldSet {
         member = true;
     }
 
+    /** Takes this node's own path out of the set (its children stay). */
+    void clearMember() {
+        member = false;
+    }
+
     public boolean isEmpty() {
         if (member) {
             return false;
@@ -86,7 +91,8 @@ public final class FieldSet {
         return out;
     }
 
-    private void addAll(FieldSet other) {
+    /** Takes the other's paths into this set. */
+    void addAll(FieldSet other) {
         member |= other.member;
         other.children.forEach((k, v) -> child(k).addAll(v));
     }

@@ -40,8 +40,13 @@ public final class ManagedFields {
     }
 
     /** One entry of managedFields. */
-    private record Entry(String manager, String operation, String apiVersion, String time, String subresource,
-                         FieldSet fields) {
+    record Entry(String manager, String operation, String apiVersion, String time, String subresource,
+                 FieldSet fields) {
+
+        Entry withFields(FieldSet f) {
+            return new Entry(manager, operation, apiVersion, time, subresource, f);
+        }
+
 
         boolean same(String m, String op, String sub) {
             return manager.equals(m) && operation.equals(op) && Objects.equals(subresource, sub);
@@ -105,7 +110,7 @@ public final class ManagedFields {
         return out;
     }
 
-    private static List<Entry> entries(JsonNode managedFields) {
+    static List<Entry> entries(JsonNode managedFields) {
         List<Entry> out = new ArrayList<>();
         if (managedFields == null || !managedFields.isArray()) {
             return out;
@@ -139,6 +144,7 @@ public final class ManagedFields {
     public static FieldSet fieldsOf(JsonNode value, FieldType type) {
         FieldSet s = new FieldSet();
         fields(value, type, s);
+        s.clearMember(); // the object itself is nobody's field
         return s;
     }
 
@@ -148,6 +154,9 @@ public final class ManagedFields {
         FieldSet modified = new FieldSet();
         FieldSet removed = new FieldSet();
         compare(old, now, type, added, modified, removed);
+        added.clearMember();
+        modified.clearMember();
+        removed.clearMember();
         return new Comparison(added, modified, removed);
     }
 

@@ -111,7 +111,7 @@ public final class RequestReader {
         String fieldManager = request.parameter("fieldManager");
         return new WriteOptions("All".equals(dryRun), mode, fieldManager, request.user(), List.of(),
                 fieldManager != null && !fieldManager.isEmpty() ? fieldManager
-                        : WriteOptions.managerOf(request.header("User-Agent")));
+                        : WriteOptions.managerOf(request.header("User-Agent")), isTrue(request.parameter("force")));
     }
 
     public ListOptions listOptions(ApiCall request, ResourceType type) {

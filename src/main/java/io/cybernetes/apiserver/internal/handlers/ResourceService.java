@@ -3,6 +3,8 @@ package io.cybernetes.apiserver.internal.handlers;
 import io.cybernetes.apiserver.internal.registry.Conversion;
 import io.cybernetes.apiserver.internal.registry.KindDefinition;
 import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.fieldmanager.Apply;
+import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
 import io.cybernetes.apiserver.internal.fieldmanager.ManagedFields;
 import io.cybernetes.apiserver.internal.registry.KindSchema;
 import io.cybernetes.apiserver.internal.registry.KindStrategy;
@@ -305,15 +307,19 @@ public final class ResourceService {
             }
             ObjectNode old = cur.value();
             ObjectNode updated = transform.apply(old.deepCopy());
-            // managedFields are the server's to keep, whatever a client sent back
-            keepManagedFields(old, updated);
+            // managedFields are the server's to keep, whatever a client sent back (an apply has set them)
+            if (opts.appliedConfig() == null) {
+                keepManagedFields(old, updated);
+            }
             admission.mutate(type, subresource, namespace, updated, old, opts);
             definitions.of(type).schema().afterMutation(updated);
             finishUpdate(type, subresource, old, updated);
             if (sameIgnoringVersion(old, updated)) {
                 return Outcome.ok(old, List.of());
             }
-            manageFields(type, old, updated, subresource, opts);
+            if (opts.appliedConfig() == null) {
+                manageFields(type, old, updated, subresource, opts);
+            }
             admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
@@ -379,6 +385,13 @@ public final class ResourceService {
     /** Records the write in metadata.managedFields: who owns which fields now. */
     private void manageFields(ResourceType type, ObjectNode old, ObjectNode updated, String subresource,
                               WriteOptions opts) {
+        FieldType fields = definitions.of(type).schema().fieldType();
+        if (opts.appliedConfig() != null) {
+            // created by an apply: the applier owns what it applied
+            Apply.Result r = Apply.apply(null, opts.appliedConfig(), fields, opts.fieldManager(), opts.force(), now());
+            Json.child(updated, "metadata").set("managedFields", r.managedFields());
+            return;
+        }
         String manager = opts.manager() == null ? "unknown" : opts.manager();
         // what the endpoint resets is never the writer's (Kubernetes' reset fields)
         java.util.Set<String> ignored = new java.util.HashSet<>();
@@ -388,7 +401,7 @@ public final class ResourceService {
         } else if (type.hasSubresource("status")) {
             ignored.add("status");
         }
-        ArrayNode entries = ManagedFields.update(old, updated, definitions.of(type).schema().fieldType(), manager,
+        ArrayNode entries = ManagedFields.update(old, updated, fields, manager,
                 subresource, Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), ignored);
         ObjectNode meta = Json.child(updated, "metadata");
         if (entries.isEmpty()) {
@@ -534,10 +547,8 @@ public final class ResourceService {
             String rv = Json.text(patch, "metadata.resourceVersion");
             expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
         }
-        if (patchType == PatchType.APPLY && store.get(type.key(namespace, name)).isEmpty() && subresource == null) {
-            ObjectNode obj = ((ObjectNode) patch).deepCopy();
-            Json.child(obj, "metadata").put("name", name);
-            return create(type, namespace, obj, opts);
+        if (patchType == PatchType.APPLY) {
+            return apply(type, namespace, name, subresource, (ObjectNode) patch, opts);
         }
         List<String> warnings = new ArrayList<>();
         Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts, old -> {
@@ -552,6 +563,41 @@ public final class ResourceService {
             return mergeForSubresource(type, subresource, old, patched);
         });
         return out.withWarnings(List.copyOf(warnings));
+    }
+
+    /**
+     * Server-side apply: the configuration decoded as any body is (Strict refuses unknown
+     * fields), then merged into the live object with field ownership ({@link Apply}); an
+     * absent object is created from it, the applier owning what it applied.
+     */
+    private Outcome apply(ResourceType type, String namespace, String name, String subresource, ObjectNode config,
+                          WriteOptions opts) {
+        if (opts.fieldManager() == null || opts.fieldManager().isEmpty()) {
+            throw ApiException.invalid("meta.k8s.io", "PatchOptions", "", List.of(ApiException.cause("fieldManager",
+                    "FieldValueRequired", "Required value: is required for apply patch")));
+        }
+        List<String> warnings = decode(type, config, opts);
+        String configName = Json.text(config, "metadata.name");
+        if (configName != null && !configName.isEmpty() && !configName.equals(name)) {
+            throw ApiException.badRequest("the name of the object (" + configName
+                    + ") does not match the name on the URL (" + name + ")");
+        }
+        Json.child(config, "metadata").put("name", name);
+        if (subresource == null && store.get(type.key(namespace, name)).isEmpty()) {
+            return create(type, namespace, config.deepCopy(), opts.applying(config));
+        }
+        FieldType fields = definitions.of(type).schema().fieldType();
+        WriteOptions applying = opts.applying(config);
+        return guaranteedUpdate(type, namespace, name, subresource, 0, applying, old -> {
+            Apply.Result r = Apply.apply(old, config, fields, opts.fieldManager(), opts.force(), now());
+            ObjectNode merged = r.object();
+            if (r.managedFields().isEmpty()) {
+                Json.child(merged, "metadata").remove("managedFields");
+            } else {
+                Json.child(merged, "metadata").set("managedFields", r.managedFields());
+            }
+            return mergeForSubresource(type, subresource, old, merged);
+        }).withWarnings(warnings);
     }
 
     public static JsonNode parsePatch(PatchType patchType, byte[] body) {

@@ -13,15 +13,27 @@ import java.util.Map;
  * ({@code kubectl} of {@code kubectl/v1.32.0 (linux/amd64)}), as Kubernetes names it.
  */
 public record WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user,
-                    List<String> duplicateFields, String manager) {
+                    List<String> duplicateFields, String manager, boolean force,
+                    tools.jackson.databind.node.ObjectNode appliedConfig) {
 
     public WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user) {
-        this(dryRun, fieldValidation, fieldManager, user, List.of(), fieldManager);
+        this(dryRun, fieldValidation, fieldManager, user, List.of(), fieldManager, false, null);
+    }
+
+    public WriteOptions(boolean dryRun, StrictDecoder.FieldValidation fieldValidation, String fieldManager, UserInfo user,
+                        List<String> duplicateFields, String manager, boolean force) {
+        this(dryRun, fieldValidation, fieldManager, user, duplicateFields, manager, force, null);
     }
 
     /** These options for a body that repeated the fields given. */
     public WriteOptions withDuplicateFields(List<String> duplicates) {
-        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, List.copyOf(duplicates), manager);
+        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, List.copyOf(duplicates), manager, force,
+                appliedConfig);
+    }
+
+    /** These options for a server-side apply of the configuration (managedFields follow the apply, not an update). */
+    public WriteOptions applying(tools.jackson.databind.node.ObjectNode config) {
+        return new WriteOptions(dryRun, fieldValidation, fieldManager, user, duplicateFields, manager, force, config);
     }
 
     /** The manager a request with this User-Agent (and no fieldManager) is recorded under. */
