@@ -95,6 +95,21 @@ class ManagedFieldsApiTest extends ApiTestSupport {
     }
 
     @Test
+    void managedFieldsAClientChangesAreTakenAsSent() {
+        assertThat(post(CM + "?fieldManager=kubectl-client-side-apply", "{\"apiVersion\":\"v1\",\"kind\":"
+                + "\"ConfigMap\",\"metadata\":{\"name\":\"migrated\"},\"data\":{\"a\":\"1\"}}").code()).isEqualTo(201);
+        // as kubectl moves client-side apply's fields to server-side apply: the entry renamed and made Apply
+        Response moved = patch(CM + "/migrated?fieldManager=kubectl", "application/json-patch+json",
+                "[{\"op\":\"replace\",\"path\":\"/metadata/managedFields/0/manager\",\"value\":\"kubectl\"},"
+                        + "{\"op\":\"replace\",\"path\":\"/metadata/managedFields/0/operation\",\"value\":\"Apply\"}]");
+        assertThat(moved.code()).as(moved.body()).isEqualTo(200);
+        assertThat(managed(moved.json())).containsExactly("kubectl/Apply/v1 = {\"f:data\":{\".\":{},\"f:a\":{}}}");
+        Response cleared = patch(CM + "/migrated", "application/merge-patch+json",
+                "{\"metadata\":{\"managedFields\":[{}]}}");
+        assertThat(cleared.json().path("metadata").has("managedFields")).isFalse();
+    }
+
+    @Test
     void aFieldManagerLongerThanKubernetesAllowsIsRefused() {
         Response r = post(CM + "?fieldManager=" + "m".repeat(129), "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
                 + "\"metadata\":{\"name\":\"too-long-manager\"}}");

@@ -71,13 +71,14 @@ public final class ManagedFields {
 
     /**
      * The managedFields after an update by {@code manager} ({@code old} null for a create),
-     * to be set on {@code now}; the old object's entries are the ones kept. {@code ignored}:
+     * to be set on {@code now}, starting from the entries {@code now} carries. {@code ignored}:
      * the top-level fields the write may not set (status through the main resource, all
      * but status through the status subresource), which the writer never comes to own.
      */
     public static ArrayNode update(ObjectNode old, ObjectNode now, FieldType type, String manager, String subresource,
                                    String time, Set<String> ignored) {
-        List<Entry> entries = entries(old == null ? null : old.path("metadata").get("managedFields"));
+        // the entries the write starts from: on an update the live ones, or those the client sent in their place
+        List<Entry> entries = entries(now.path("metadata").get("managedFields"));
         Comparison c = compare(old == null ? null : stripped(old), stripped(now), type);
         if (!c.isSame()) {
             FieldSet taken = c.modified().union(c.added());

@@ -411,9 +411,30 @@ public final class ResourceService {
         }
     }
 
+    /**
+     * The managedFields an update starts from: the live object's, unless the client sent
+     * others (kubectl moving client-side apply's fields to server-side apply does), which
+     * are taken as sent, as Kubernetes takes them; {@code [{}]} clears them. An empty or
+     * absent list keeps the live ones.
+     */
     private static void keepManagedFields(ObjectNode old, ObjectNode updated) {
         JsonNode kept = old.path("metadata").get("managedFields");
         ObjectNode meta = Json.child(updated, "metadata");
+        JsonNode sent = meta.get("managedFields");
+        if (sent != null && sent.isArray() && !sent.isEmpty() && !sent.equals(kept)) {
+            ArrayNode entries = Json.MAPPER.createArrayNode();
+            sent.forEach(e -> {
+                if (e.hasNonNull("manager")) {
+                    entries.add(e);
+                }
+            });
+            if (entries.isEmpty()) {
+                meta.remove("managedFields");
+            } else {
+                meta.set("managedFields", entries);
+            }
+            return;
+        }
         if (kept == null) {
             meta.remove("managedFields");
         } else {
