@@ -56,7 +56,11 @@ def test_watch_follows_changes_from_a_resource_version(api):
     v1.create_namespaced_config_map(NS, {"metadata": {"name": "later"}})
     v1.patch_namespaced_config_map("later", NS, {"data": {"x": "1"}})
     types = []
-    for event in watch.Watch().stream(v1.list_namespaced_config_map, NS, resource_version=rv, timeout_seconds=10):
+    # as the client's users watch: without timeout_seconds the client watches again from the
+    # last revision it saw when a stream ends (a server may end one at any time); a read
+    # timeout bounds the wait
+    for event in watch.Watch().stream(v1.list_namespaced_config_map, NS, resource_version=rv,
+                                      _request_timeout=20):
         if event["object"].metadata.name == "later":
             types.append(event["type"])
         if types == ["ADDED", "MODIFIED"]:
