@@ -18,14 +18,10 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -50,12 +46,10 @@ import static io.cybernetes.controller.deployment.DeploymentSpecs.labels;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.maxSurge;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.maxUnavailable;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.minReadySeconds;
-import static io.cybernetes.controller.deployment.DeploymentSpecs.n;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.progressDeadline;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.replicas;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.revision;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.sameTemplate;
-import static io.cybernetes.controller.deployment.DeploymentSpecs.statusReplicas;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.strategyType;
 import static io.cybernetes.controller.deployment.DeploymentSpecs.templateHash;
 

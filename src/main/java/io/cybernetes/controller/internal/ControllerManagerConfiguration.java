@@ -23,7 +23,6 @@ import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

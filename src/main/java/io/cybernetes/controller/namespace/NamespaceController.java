@@ -12,7 +12,6 @@ import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 
 import java.time.Duration;

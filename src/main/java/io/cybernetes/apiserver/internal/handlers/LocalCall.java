@@ -1,13 +1,11 @@
 package io.cybernetes.apiserver.internal.handlers;
 
-import io.cybernetes.api.ApiException;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.auth.UserInfo;
 import org.springframework.http.ResponseEntity;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

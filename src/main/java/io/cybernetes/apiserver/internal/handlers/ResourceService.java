@@ -126,9 +126,10 @@ public final class ResourceService {
         String generateName = Json.text(meta, "generateName");
         boolean generated = (Json.text(meta, "name") == null || Json.text(meta, "name").isEmpty())
                 && generateName != null && !generateName.isEmpty();
-        KindStrategy strategy = definitions.of(type).strategy();
+        KindDefinition definition = definitions.of(type);
+        KindStrategy strategy = definition.strategy();
         strategy.prepareForCreate(body);
-        definitions.of(type).schema().normalize(body);
+        definition.schema().normalize(body);
         meta.put("uid", UUID.randomUUID().toString());
         meta.put("creationTimestamp", now());
         if (strategy.tracksGeneration()) {
@@ -140,7 +141,7 @@ public final class ResourceService {
             }
             if (attempt == 0) {
                 admission.mutate(type, null, namespace, body, null, opts);
-                definitions.of(type).schema().afterMutation(body);
+                definition.schema().afterMutation(body);
             }
             validateCreate(type, body, strategy);
             admission.validate(type, null, namespace, body, null, opts);
@@ -402,7 +403,7 @@ public final class ResourceService {
             ignored.add("status");
         }
         ArrayNode entries = ManagedFields.update(old, updated, fields, manager,
-                subresource, Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), ignored);
+                subresource, now(), ignored);
         ObjectNode meta = Json.child(updated, "metadata");
         if (entries.isEmpty()) {
             meta.remove("managedFields");

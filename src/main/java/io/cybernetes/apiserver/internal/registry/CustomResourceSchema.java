@@ -8,7 +8,6 @@ import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
 import io.cybernetes.apiserver.internal.fieldmanager.TypedFieldType;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;

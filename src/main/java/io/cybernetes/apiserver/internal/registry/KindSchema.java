@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -46,7 +47,7 @@ public interface KindSchema {
     }
 
     /** The schema as field management walks it (managedFields). */
-    io.cybernetes.apiserver.internal.fieldmanager.FieldType fieldType();
+    FieldType fieldType();
 
     /** Whether strategic merge patches apply (they need Go struct tags; custom resources have none). */
     default boolean strategicMerge() {

@@ -1,6 +1,8 @@
 package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
+import io.cybernetes.apiserver.internal.fieldmanager.TypedFieldType;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -42,8 +44,8 @@ public record TypedSchema(Schema schema) implements KindSchema {
     }
 
     @Override
-    public io.cybernetes.apiserver.internal.fieldmanager.FieldType fieldType() {
-        return io.cybernetes.apiserver.internal.fieldmanager.TypedFieldType.of(schema);
+    public FieldType fieldType() {
+        return TypedFieldType.of(schema);
     }
 
     @Override
