@@ -14,10 +14,19 @@ public interface LocalApi {
     /**
      * One request. {@code query} is the raw query string without {@code ?} (or null);
      * {@code accept} the Accept header (null: JSON), for example
-     * {@code application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1}; {@code body} may be null.
+     * {@code application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1}; {@code body} may be null;
+     * {@code userAgent} names the component as its HTTP User-Agent would (managedFields record
+     * its writes under the product, {@code kube-controller-manager} of
+     * {@code kube-controller-manager/v1.32.0}), null for the server's default.
      */
     record Request(String method, String path, String query, String accept, String contentType, byte[] body,
-                   String bearerToken) {
+                   String bearerToken, String userAgent) {
+
+        /** A request of no particular client (the server names its user agent). */
+        public Request(String method, String path, String query, String accept, String contentType, byte[] body,
+                       String bearerToken) {
+            this(method, path, query, accept, contentType, body, bearerToken, null);
+        }
     }
 
     /** A successful answer (2xx): its code, JSON body and the warnings the server attached. */

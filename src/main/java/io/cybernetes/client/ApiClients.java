@@ -36,6 +36,15 @@ public final class ApiClients {
 
     /** A client of this process's API server, authenticated by the token (see {@link io.cybernetes.api.InProcessCredentials}). */
     public static ApiClient local(LocalApi api, String token) {
-        return new LocalApiClient(api, token);
+        return new LocalApiClient(api, token, null);
+    }
+
+    /**
+     * As above, for a component that names itself as its User-Agent would (for example
+     * {@code kube-scheduler/v1.32.0}): the audit log shows it, managedFields record its
+     * writes under its product.
+     */
+    public static ApiClient local(LocalApi api, String token, String userAgent) {
+        return new LocalApiClient(api, token, userAgent);
     }
 }

@@ -87,11 +87,21 @@ class ManagedFieldsApiTest extends ApiTestSupport {
         assertThat(fields.path("f:spec").has("f:replicas")).isTrue();
         assertThat(fields.has("f:status")).as("status is not the creator's").isFalse();
 
+        // the Deployment controller's own writes are recorded under kube-controller-manager, as in Kubernetes
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(managed(get("/apis/apps/v1/namespaces/default/deployments/managed").json())).anyMatch(
+                        e -> e.startsWith("kube-controller-manager/Update/status/apps/v1 = ")
+                                && e.contains("\"f:observedGeneration\":{}")));
+
+        // a value the controller never writes, so the write changes it whatever the controller did first
         Response status = patch("/apis/apps/v1/namespaces/default/deployments/managed/status?fieldManager=observer",
-                "application/merge-patch+json", "{\"status\":{\"observedGeneration\":1}}");
+                "application/merge-patch+json", "{\"status\":{\"observedGeneration\":42}}");
         assertThat(status.code()).as(status.body()).isEqualTo(200);
-        assertThat(managed(status.json())).anyMatch(e -> e.startsWith("observer/Update/status/apps/v1 = ")
+        List<String> after = managed(status.json());
+        assertThat(after).anyMatch(e -> e.startsWith("observer/Update/status/apps/v1 = ")
                 && e.contains("\"f:observedGeneration\":{}"));
+        assertThat(after).as("the field taken over leaves its earlier owner").noneMatch(e ->
+                e.startsWith("kube-controller-manager/Update/status/") && e.contains("\"f:observedGeneration\""));
     }
 
     @Test

@@ -55,7 +55,8 @@ public abstract class SimulatedClusterSupport extends ApiTestSupport {
     }
 
     private ApiClient nodeClient(String node) {
-        return ApiClients.local(api, credentials.tokenFor("system:node:" + node, List.of("system:nodes")));
+        return ApiClients.local(api, credentials.tokenFor("system:node:" + node, List.of("system:nodes")),
+                io.cybernetes.api.Version.userAgent("kubelet"));
     }
 
     /** Starts the nodes in a fleet of their own (each writing as itself, system:node:name), stopped after the test. */

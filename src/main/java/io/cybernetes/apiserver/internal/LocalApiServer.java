@@ -27,7 +27,7 @@ import java.util.Map;
  * request authorized (the same 401 and 403 as over HTTP), and then it takes the very
  * handler an HTTP request takes — admission, schema validation, the store — without
  * sockets, TLS or servlet threads; and each is written to the audit log as an HTTP request
- * would be (source 127.0.0.1, user agent {@value #USER_AGENT}).
+ * would be (source 127.0.0.1, the component's user agent, else {@value #USER_AGENT}).
  */
 @Component
 class LocalApiServer implements LocalApi {
@@ -119,7 +119,8 @@ class LocalApiServer implements LocalApi {
         Request r = a.request;
         String type = r.contentType();
         recorder.record(new AuditRecorder.Entry(AuditRecorder.newAuditId(), a.user, null, attrs,
-                r.path() + (r.query() == null ? "" : "?" + r.query()), "127.0.0.1", USER_AGENT, a.code,
+                r.path() + (r.query() == null ? "" : "?" + r.query()), "127.0.0.1",
+                r.userAgent() == null ? USER_AGENT : r.userAgent(), a.code,
                 watch && a.code == 200, () -> r.body() == null || type == null || !type.contains("json") ? null
                 : new String(r.body(), StandardCharsets.UTF_8), a.received, a.decision, a.reason));
     }

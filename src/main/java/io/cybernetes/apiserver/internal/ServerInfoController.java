@@ -18,8 +18,6 @@ import java.time.Instant;
 @RestController
 class ServerInfoController {
 
-    static final String GIT_VERSION = "v1.32.0-cybernetes";
-
     private final Store store;
 
     ServerInfoController(Store store) {
@@ -32,7 +30,7 @@ class ServerInfoController {
         ObjectNode o = Json.object();
         o.put("major", "1");
         o.put("minor", "32");
-        o.put("gitVersion", GIT_VERSION);
+        o.put("gitVersion", io.cybernetes.api.Version.GIT_VERSION);
         o.put("gitCommit", "");
         o.put("gitTreeState", "clean");
         o.put("buildDate", Instant.EPOCH.toString());

@@ -14,23 +14,25 @@ public final class LocalApiClient extends RestApiClient {
 
     private final LocalApi api;
     private final String token;
+    private final String userAgent;
 
-    public LocalApiClient(LocalApi api, String token) {
+    public LocalApiClient(LocalApi api, String token, String userAgent) {
         super(api.registry());
         this.api = api;
         this.token = token;
+        this.userAgent = userAgent;
     }
 
     @Override
     protected byte[] send(String method, String path, String query, String accept, String contentType, byte[] body) {
-        return api.exchange(new LocalApi.Request(method, path, query, accept, contentType, body, token)).body();
+        return api.exchange(new LocalApi.Request(method, path, query, accept, contentType, body, token, userAgent)).body();
     }
 
     @Override
     protected <T extends HasMetadata> ListerWatcher.WatchStream<T> openWatch(String path, String query, String accept,
                                                                              Class<T> kind) {
         StreamedWatch<T> stream = new StreamedWatch<>(kind);
-        stream.watch = api.watch(new LocalApi.Request("GET", path, query, accept, null, null, token), stream);
+        stream.watch = api.watch(new LocalApi.Request("GET", path, query, accept, null, null, token, userAgent), stream);
         return stream;
     }
 

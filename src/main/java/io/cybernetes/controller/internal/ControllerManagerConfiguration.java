@@ -66,7 +66,8 @@ class ControllerManagerConfiguration {
     @Bean
     ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props,
                                         ResourceRegistry registry) {
-        ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()));
+        ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()),
+                io.cybernetes.api.Version.userAgent("kube-controller-manager"));
         ControllerProperties.LeaderElection le = props.leaderElection();
         LeaderElector.Timing timing = le.enabled()
                 ? new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()) : null;

@@ -51,7 +51,8 @@ final class SimulatedNodes {
     }
 
     private io.cybernetes.client.ApiClient client(String node) {
-        return ApiClients.local(api, credentials.tokenFor("system:node:" + node, List.of("system:nodes")));
+        return ApiClients.local(api, credentials.tokenFor("system:node:" + node, List.of("system:nodes")),
+                io.cybernetes.api.Version.userAgent("kubelet"));
     }
 
     synchronized void stop() {

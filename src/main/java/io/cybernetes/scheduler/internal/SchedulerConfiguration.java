@@ -93,7 +93,8 @@ class SchedulerConfiguration {
     SchedulerManager schedulerManager(LocalApi api, InProcessCredentials credentials, SchedulerProperties props) {
         profile(props).queueSort(); // a profile naming unknown plugins, or none to sort the queue, stops the start
         SchedulerProperties.LeaderElection le = props.leaderElection();
-        return new SchedulerManager(ApiClients.local(api, credentials.tokenFor(USER, List.of())),
+        return new SchedulerManager(ApiClients.local(api, credentials.tokenFor(USER, List.of()),
+                io.cybernetes.api.Version.userAgent("kube-scheduler")),
                 () -> new Framework(profile(props), props.percentageOfNodesToScore()),
                 "scheduler_" + UUID.randomUUID(), le.namespace(), le.name(),
                 new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()), Clock.systemUTC());

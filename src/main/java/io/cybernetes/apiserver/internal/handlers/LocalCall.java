@@ -63,7 +63,10 @@ public final class LocalCall implements ApiCall {
 
     @Override
     public String header(String name) {
-        return "accept".equalsIgnoreCase(name) ? request.accept() : null;
+        if ("accept".equalsIgnoreCase(name)) {
+            return request.accept();
+        }
+        return "user-agent".equalsIgnoreCase(name) ? request.userAgent() : null;
     }
 
     @Override
