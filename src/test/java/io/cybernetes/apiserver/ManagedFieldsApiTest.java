@@ -3,6 +3,7 @@ package io.cybernetes.apiserver;
 import io.cybernetes.api.Json;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -220,5 +221,109 @@ class ManagedFieldsApiTest extends ApiTestSupport {
         assertThat(upgraded.code()).as(upgraded.body()).isEqualTo(200);
         assertThat(upgraded.json().at("/spec/template/spec/containers").size()).isEqualTo(2);
         assertThat(upgraded.json().at("/spec/template/spec/containers/0/image").asString()).isEqualTo("nginx:2");
+    }
+
+    static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
+
+    @Test
+    void scaleAndStatusWritesAreRecordedByTheirSubresource() {
+        assertThat(apply(DEPLOYMENTS + "/scaled", "deployer", """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: scaled}
+                spec:
+                  replicas: 0
+                  selector: {matchLabels: {app: scaled}}
+                  template:
+                    metadata: {labels: {app: scaled}}
+                    spec:
+                      containers: [{name: web, image: nginx}]
+                """).code()).isEqualTo(201);
+        // kubectl scale: a merge patch of the Scale, recorded as an update of the scale subresource
+        Response scaled = patch(DEPLOYMENTS + "/scaled/scale?fieldManager=kubectl-scale",
+                "application/merge-patch+json", "{\"spec\":{\"replicas\":0}}");
+        assertThat(scaled.code()).as(scaled.body()).isEqualTo(200);
+        Response hpa = call("PUT", DEPLOYMENTS + "/scaled/scale?fieldManager=hpa", "application/json",
+                "{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"name\":\"scaled\"},"
+                        + "\"spec\":{\"replicas\":1}}");
+        assertThat(hpa.code()).as(hpa.body()).isEqualTo(200);
+        List<String> entries = managed(get(DEPLOYMENTS + "/scaled").json());
+        assertThat(entries).contains("hpa/Update/scale/apps/v1 = {\"f:spec\":{\"f:replicas\":{}}}");
+        assertThat(entries).noneMatch(e -> e.startsWith("deployer/") && e.contains("f:replicas"));
+
+        // the deployer's configuration still says 0: a conflict with the autoscaler, as in Kubernetes
+        Response reapplied = apply(DEPLOYMENTS + "/scaled", "deployer", """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: scaled}
+                spec:
+                  replicas: 0
+                """);
+        assertThat(reapplied.code()).isEqualTo(409);
+        assertThat(reapplied.text("message")).isEqualTo("Apply failed with 1 conflict: conflict with \"hpa\" using"
+                + " apps/v1: .spec.replicas");
+
+        // apply of a Scale: the replicas at the kind's path, owned in an Apply entry of subresource scale
+        String scale = "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: scaled}\nspec: {replicas: 2}\n";
+        assertThat(apply(DEPLOYMENTS + "/scaled/scale", "scaler", scale).code()).isEqualTo(409);
+        Response forced = call("PATCH", DEPLOYMENTS + "/scaled/scale?fieldManager=scaler&force=true",
+                "application/apply-patch+yaml", scale);
+        assertThat(forced.code()).as(forced.body()).isEqualTo(200);
+        assertThat(forced.text("kind")).isEqualTo("Scale");
+        assertThat(forced.json().at("/spec/replicas").asInt()).isEqualTo(2);
+        entries = managed(get(DEPLOYMENTS + "/scaled").json());
+        assertThat(entries).contains("scaler/Apply/scale/apps/v1 = {\"f:spec\":{\"f:replicas\":{}}}");
+        assertThat(entries).noneMatch(e -> e.startsWith("hpa/"));
+        assertThat(apply(DEPLOYMENTS + "/scaled/scale", "scaler",
+                "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: scaled}\nspec: {replicas: -1}\n").code())
+                .isEqualTo(422);
+
+        // apply through /status owns status fields only: what it says of the spec is not applied
+        Response status = call("PATCH", DEPLOYMENTS + "/scaled/status?fieldManager=reporter&force=true",
+                "application/apply-patch+yaml", """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: scaled}
+                spec: {replicas: 7}
+                status: {observedGeneration: 99}
+                """);
+        assertThat(status.code()).as(status.body()).isEqualTo(200);
+        assertThat(status.json().at("/spec/replicas").asInt()).isEqualTo(2);
+        assertThat(status.json().at("/status/observedGeneration").asInt()).isEqualTo(99);
+        assertThat(managed(status.json())).contains(
+                "reporter/Apply/status/apps/v1 = {\"f:status\":{\"f:observedGeneration\":{}}}");
+    }
+
+    @Test
+    void kubectlTakesOverWhatItsClientSideApplyStillHolds() {
+        String last = "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\",\"b\":\"2\"},\"kind\":\"ConfigMap\","
+                + "\"metadata\":{\"annotations\":{},\"name\":\"upgraded\",\"namespace\":\"default\"}}\n";
+        ObjectNode cm = Json.object();
+        cm.put("apiVersion", "v1");
+        cm.put("kind", "ConfigMap");
+        cm.putObject("metadata").put("name", "upgraded").putObject("annotations")
+                .put("kubectl.kubernetes.io/last-applied-configuration", last);
+        cm.putObject("data").put("a", "1").put("b", "2");
+        assertThat(post(CM + "?fieldManager=kubectl-client-side-apply", Json.write(cm)).code()).isEqualTo(201);
+        // someone edits b: it is no longer as the last client-side apply left it
+        assertThat(patch(CM + "/upgraded?fieldManager=kubectl-edit", "application/merge-patch+json",
+                "{\"data\":{\"b\":\"edited\"}}").code()).isEqualTo(200);
+
+        String applied = cm("upgraded", "{a: '10', b: '20'}");
+        Response conflict = apply(CM + "/upgraded", "kubectl", applied);
+        assertThat(conflict.code()).isEqualTo(409);
+        assertThat(conflict.text("message")).as("a, as last applied, is no conflict")
+                .isEqualTo("Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: .data.b");
+
+        Response ok = apply(CM + "/upgraded", "kubectl", cm("upgraded", "{a: '10'}"));
+        assertThat(ok.code()).as(ok.body()).isEqualTo(200);
+        assertThat(ok.text("data.a")).isEqualTo("10");
+        assertThat(managed(ok.json())).contains("kubectl/Apply/v1 = {\"f:data\":{\"f:a\":{}}}");
+        assertThat(ok.json().path("metadata").path("annotations")
+                .path("kubectl.kubernetes.io/last-applied-configuration").asString()).as("follows the apply")
+                .isEqualTo("{\"apiVersion\":\"v1\",\"data\":{\"a\":\"10\"},\"kind\":\"ConfigMap\","
+                        + "\"metadata\":{\"name\":\"upgraded\"}}\n");
+        // another manager has no such pass
+        assertThat(apply(CM + "/upgraded", "argocd", cm("upgraded", "{b: x}")).code()).isEqualTo(409);
     }
 }

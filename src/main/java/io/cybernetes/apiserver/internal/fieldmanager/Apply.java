@@ -30,12 +30,25 @@ public final class Apply {
     }
 
     /**
+     * Who applies, through which endpoint: {@code subresource} (null, {@code status},
+     * {@code scale}) names the entry apart from the manager's others; {@code reset} holds the
+     * top-level fields the endpoint resets (status through the main resource, all but status
+     * through /status), which the applier neither owns nor conflicts over, as Kubernetes'
+     * reset fields.
+     */
+    public record Applier(String manager, String subresource, java.util.Set<String> reset, boolean force,
+                          String time) {
+    }
+
+    /**
      * Applies {@code applied} (already decoded) to {@code live} (null: the object is being
      * created from the applied configuration alone).
      */
-    public static Result apply(ObjectNode live, ObjectNode applied, FieldType type, String manager, boolean force,
-                               String time) {
-        FieldSet applySet = applyFields(ManagedFields.stripped(applied), type);
+    public static Result apply(ObjectNode live, ObjectNode applied, FieldType type, Applier who) {
+        String manager = who.manager();
+        String subresource = who.subresource();
+        FieldSet reset = ManagedFields.topLevel(who.reset());
+        FieldSet applySet = applyFields(ManagedFields.stripped(applied), type).recursiveDifference(reset);
         List<ManagedFields.Entry> entries = ManagedFields.entries(live == null ? null
                 : live.path("metadata").get("managedFields"));
         ObjectNode merged = live == null ? applied.deepCopy() : (ObjectNode) merge(live.deepCopy(), applied, type);
@@ -44,18 +57,21 @@ public final class Apply {
         }
         ManagedFields.Comparison c = ManagedFields.compare(live == null ? null : ManagedFields.stripped(live),
                 ManagedFields.stripped(merged), type);
-        FieldSet changed = c.modified().union(c.added());
+        FieldSet changed = c.modified().union(c.added()).recursiveDifference(reset);
+        // kubectl moving from client-side apply may take what its last client-side apply still holds
+        FieldSet allowed = LastApplied.KUBECTL.equals(manager) && live != null
+                ? LastApplied.stillAsApplied(live, type) : new FieldSet();
         List<StatusCause> conflicts = new ArrayList<>();
         List<ManagedFields.Entry> others = new ArrayList<>();
         ManagedFields.Entry previous = null;
         for (ManagedFields.Entry e : entries) {
-            if (e.same(manager, "Apply", null)) {
+            if (e.same(manager, "Apply", subresource)) {
                 previous = e;
                 continue;
             }
             FieldSet overlap = e.fields().intersection(changed);
-            if (!overlap.isEmpty() && !force) {
-                for (String path : paths(overlap)) {
+            if (!who.force()) {
+                for (String path : paths(overlap.difference(allowed))) {
                     conflicts.add(ApiException.cause(path, "FieldManagerConflict", "conflict with "
                             + io.cybernetes.api.GoStrings.quote(e.manager()) + (e.apiVersion() == null ? ""
                             : " using " + e.apiVersion())));
@@ -76,10 +92,10 @@ public final class Apply {
         ArrayNode out = Json.MAPPER.createArrayNode();
         boolean written = false;
         for (ManagedFields.Entry e : entries) {
-            if (e.same(manager, "Apply", null)) {
+            if (e.same(manager, "Apply", subresource)) {
                 if (!applySet.isEmpty()) {
-                    out.add(new ManagedFields.Entry(manager, "Apply", Json.text(applied, "apiVersion"), time, null,
-                            applySet).toJson());
+                    out.add(new ManagedFields.Entry(manager, "Apply", Json.text(applied, "apiVersion"), who.time(),
+                            subresource, applySet).toJson());
                 }
                 written = true;
             } else {
@@ -88,8 +104,11 @@ public final class Apply {
             }
         }
         if (!written && !applySet.isEmpty()) {
-            out.add(new ManagedFields.Entry(manager, "Apply", Json.text(applied, "apiVersion"), time, null, applySet)
-                    .toJson());
+            out.add(new ManagedFields.Entry(manager, "Apply", Json.text(applied, "apiVersion"), who.time(), subresource,
+                    applySet).toJson());
+        }
+        if (LastApplied.KUBECTL.equals(manager) && live != null) {
+            LastApplied.follow(live, merged, applied);
         }
         return new Result(merged, out);
     }

@@ -82,8 +82,7 @@ public final class ManagedFields {
         Comparison c = compare(old == null ? null : stripped(old), stripped(now), type);
         if (!c.isSame()) {
             FieldSet taken = c.modified().union(c.added());
-            FieldSet reset = new FieldSet();
-            ignored.forEach(f -> reset.child("f:" + f).insert());
+            FieldSet reset = topLevel(ignored);
             List<Entry> next = new ArrayList<>();
             boolean found = false;
             for (Entry e : entries) {
@@ -109,6 +108,13 @@ public final class ManagedFields {
             }
         }
         return out;
+    }
+
+    /** The set of the top-level fields named (with all below them). */
+    static FieldSet topLevel(Set<String> fields) {
+        FieldSet s = new FieldSet();
+        fields.forEach(f -> s.child("f:" + f).insert());
+        return s;
     }
 
     static List<Entry> entries(JsonNode managedFields) {

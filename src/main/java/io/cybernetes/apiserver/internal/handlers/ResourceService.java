@@ -389,27 +389,42 @@ public final class ResourceService {
         FieldType fields = definitions.of(type).schema().fieldType();
         if (opts.appliedConfig() != null) {
             // created by an apply: the applier owns what it applied
-            Apply.Result r = Apply.apply(null, opts.appliedConfig(), fields, opts.fieldManager(), opts.force(), now());
+            Apply.Result r = Apply.apply(null, opts.appliedConfig(), fields, applier(type, null, opts, updated));
             Json.child(updated, "metadata").set("managedFields", r.managedFields());
             return;
         }
         String manager = opts.manager() == null ? "unknown" : opts.manager();
-        // what the endpoint resets is never the writer's (Kubernetes' reset fields)
-        java.util.Set<String> ignored = new java.util.HashSet<>();
-        if ("status".equals(subresource)) {
-            updated.properties().forEach(e -> ignored.add(e.getKey()));
-            ignored.remove("status");
-        } else if (type.hasSubresource("status")) {
-            ignored.add("status");
-        }
         ArrayNode entries = ManagedFields.update(old, updated, fields, manager,
-                subresource, now(), ignored);
+                subresource, now(), resetFields(type, subresource, updated));
         ObjectNode meta = Json.child(updated, "metadata");
         if (entries.isEmpty()) {
             meta.remove("managedFields");
         } else {
             meta.set("managedFields", entries);
         }
+    }
+
+    /**
+     * The top-level fields a write through the endpoint may not set, which its writer never
+     * comes to own (Kubernetes' reset fields): status through the main resource and /scale,
+     * all but status through /status.
+     */
+    private static java.util.Set<String> resetFields(ResourceType type, String subresource, ObjectNode... objs) {
+        java.util.Set<String> reset = new java.util.HashSet<>();
+        if ("status".equals(subresource)) {
+            for (ObjectNode obj : objs) {
+                obj.properties().forEach(e -> reset.add(e.getKey()));
+            }
+            reset.remove("status");
+        } else if (type.hasSubresource("status")) {
+            reset.add("status");
+        }
+        return reset;
+    }
+
+    private Apply.Applier applier(ResourceType type, String subresource, WriteOptions opts, ObjectNode... objs) {
+        return new Apply.Applier(opts.fieldManager(), subresource, resetFields(type, subresource, objs),
+                opts.force(), now());
     }
 
     /**
@@ -594,10 +609,7 @@ public final class ResourceService {
      */
     private Outcome apply(ResourceType type, String namespace, String name, String subresource, ObjectNode config,
                           WriteOptions opts) {
-        if (opts.fieldManager() == null || opts.fieldManager().isEmpty()) {
-            throw ApiException.invalid("meta.k8s.io", "PatchOptions", "", List.of(ApiException.cause("fieldManager",
-                    "FieldValueRequired", "Required value: is required for apply patch")));
-        }
+        requireApplyManager(opts);
         List<String> warnings = decode(type, config, opts);
         String configName = Json.text(config, "metadata.name");
         if (configName != null && !configName.isEmpty() && !configName.equals(name)) {
@@ -608,18 +620,36 @@ public final class ResourceService {
         if (subresource == null && store.get(type.key(namespace, name)).isEmpty()) {
             return create(type, namespace, config.deepCopy(), opts.applying(config));
         }
+        return applyToLive(type, namespace, name, subresource, config, opts).withWarnings(warnings);
+    }
+
+    /** Apply needs a manager to own what it applies (422 on the options without one, as Kubernetes answers). */
+    private static void requireApplyManager(WriteOptions opts) {
+        if (opts.fieldManager() == null || opts.fieldManager().isEmpty()) {
+            throw ApiException.invalid("meta.k8s.io", "PatchOptions", "", List.of(ApiException.cause("fieldManager",
+                    "FieldValueRequired", "Required value: is required for apply patch")));
+        }
+    }
+
+    /**
+     * Applies a decoded configuration, in the kind's own shape, to the live object through
+     * the endpoint named ({@code scale} hands in the replicas it was given at the kind's path).
+     */
+    public Outcome applyToLive(ResourceType type, String namespace, String name, String subresource,
+                               ObjectNode config, WriteOptions opts) {
+        requireApplyManager(opts);
         FieldType fields = definitions.of(type).schema().fieldType();
         WriteOptions applying = opts.applying(config);
         return guaranteedUpdate(type, namespace, name, subresource, 0, applying, old -> {
-            Apply.Result r = Apply.apply(old, config, fields, opts.fieldManager(), opts.force(), now());
-            ObjectNode merged = r.object();
+            Apply.Result r = Apply.apply(old, config, fields, applier(type, subresource, opts, old, config));
+            ObjectNode written = mergeForSubresource(type, subresource, old, r.object());
             if (r.managedFields().isEmpty()) {
-                Json.child(merged, "metadata").remove("managedFields");
+                Json.child(written, "metadata").remove("managedFields");
             } else {
-                Json.child(merged, "metadata").set("managedFields", r.managedFields());
+                Json.child(written, "metadata").set("managedFields", r.managedFields());
             }
-            return mergeForSubresource(type, subresource, old, merged);
-        }).withWarnings(warnings);
+            return written;
+        });
     }
 
     public static JsonNode parsePatch(PatchType patchType, byte[] body) {

@@ -34,13 +34,16 @@ public final class ScaleSubresource {
                 service.decodeAs(Scale.class, "Scale", "v1", scale);
                 String rv = Json.text(scale, "metadata.resourceVersion");
                 long expected = rv == null || rv.isEmpty() ? 0 : ResourceService.parseRevision(rv);
-                yield toScale(paths, service.guaranteedUpdate(type, ns, name, expected, opts,
+                yield toScale(paths, service.guaranteedUpdate(type, ns, name, "scale", expected, opts,
                         old -> applyScale(type, paths, old, scale)).object());
             }
             case "PATCH" -> {
                 PatchType pt = PatchType.fromContentType(request.contentType());
                 JsonNode patch = ResourceService.parsePatch(pt, call.reader().readBody(request));
-                yield toScale(paths, service.guaranteedUpdate(type, ns, name, 0, opts, old -> {
+                if (pt == PatchType.APPLY) {
+                    yield toScale(paths, applyScale(service, type, ns, name, paths, (ObjectNode) patch, opts));
+                }
+                yield toScale(paths, service.guaranteedUpdate(type, ns, name, "scale", 0, opts, old -> {
                     ObjectNode scale = ResourceService.applyPatch(pt, toScale(paths, old), patch);
                     service.decodeAs(Scale.class, "Scale", "v1", scale);
                     return applyScale(type, paths, old, scale);
@@ -49,6 +52,22 @@ public final class ScaleSubresource {
             default -> throw ApiException.methodNotAllowed();
         };
         return new SubresourceHandler.Answer(result, 200);
+    }
+
+    /**
+     * Server-side apply of a Scale: its replicas applied at the kind's replicas path, as
+     * Kubernetes maps the scale's managed fields to the parent's, so the applier owns that
+     * one field in an entry of subresource scale, and conflicts with whoever owns it there.
+     */
+    private static ObjectNode applyScale(ResourceService service, ResourceType type, String ns, String name,
+                                         ScalePaths paths, ObjectNode scale, WriteOptions opts) {
+        service.decodeAs(Scale.class, "Scale", "v1", scale);
+        ObjectNode config = Json.object();
+        config.put("apiVersion", type.apiVersion());
+        config.put("kind", type.kind());
+        config.putObject("metadata").put("name", name);
+        applyScale(type, paths, config, scale);
+        return service.applyToLive(type, ns, name, "scale", config, opts).object();
     }
 
     public static ObjectNode toScale(ScalePaths paths, ObjectNode obj) {
