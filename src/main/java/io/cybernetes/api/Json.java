@@ -143,6 +143,35 @@ public final class Json {
         return duplicates;
     }
 
+    /**
+     * The keys a YAML (or JSON) document repeats within one mapping, as Go's YAML decoder
+     * reports them in strict mode: {@code line 5: key "a" already set in map}. Empty for a
+     * document that does not parse (decoding it fails on its own).
+     */
+    public static List<String> repeatedYamlKeys(byte[] yaml) {
+        List<String> found = new ArrayList<>();
+        try (JsonParser p = YAML.createParser(yaml)) {
+            java.util.Deque<Set<String>> open = new java.util.ArrayDeque<>();
+            for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+                switch (t) {
+                    case START_OBJECT -> open.push(new HashSet<>());
+                    case END_OBJECT -> open.pop();
+                    case PROPERTY_NAME -> {
+                        if (!open.isEmpty() && !open.peek().add(p.currentName())) {
+                            found.add("line " + p.currentTokenLocation().getLineNr() + ": key "
+                                    + GoStrings.quote(p.currentName()) + " already set in map");
+                        }
+                    }
+                    default -> {
+                    }
+                }
+            }
+        } catch (JacksonException notYaml) {
+            // nothing to report: decoding it fails on its own
+        }
+        return found;
+    }
+
     /** Walks the value the parser is at (nesting is bounded by the parser's own depth limit). */
     private static void duplicates(JsonParser p, String path, List<String> found) {
         if (p.currentToken() == JsonToken.START_OBJECT) {

@@ -326,4 +326,41 @@ class ManagedFieldsApiTest extends ApiTestSupport {
         // another manager has no such pass
         assertThat(apply(CM + "/upgraded", "argocd", cm("upgraded", "{b: x}")).code()).isEqualTo(409);
     }
+
+    @Test
+    void applyIsAWriteLikeAnyOther() {
+        // dryRun=All: the answer an apply would give, nothing stored
+        Response dry = call("PATCH", CM + "/dry-applied?fieldManager=alice&dryRun=All", "application/apply-patch+yaml",
+                cm("dry-applied", "{a: '1'}"));
+        assertThat(dry.code()).as(dry.body()).isEqualTo(201);
+        assertThat(managed(dry.json())).containsExactly("alice/Apply/v1 = {\"f:data\":{\"f:a\":{}}}");
+        assertThat(get(CM + "/dry-applied").code()).isEqualTo(404);
+
+        // fieldValidation=Strict refuses unknown and repeated fields of the applied configuration
+        Response unknown = call("PATCH", CM + "/strict-applied?fieldManager=alice&fieldValidation=Strict",
+                "application/apply-patch+yaml", cm("strict-applied", "{a: '1'}") + "extra: field\n");
+        assertThat(unknown.code()).as(unknown.body()).isEqualTo(400);
+        assertThat(unknown.text("message")).contains("unknown field \"extra\"");
+        Response repeated = call("PATCH", CM + "/strict-applied?fieldManager=alice&fieldValidation=Strict",
+                "application/apply-patch+yaml", cm("strict-applied", "{a: '1', a: '2'}"));
+        assertThat(repeated.code()).as(repeated.body()).isEqualTo(400);
+        assertThat(repeated.text("message")).isEqualTo("error strict decoding YAML: error converting YAML to JSON:"
+                + " yaml: unmarshal errors:\n  line 5: key \"a\" already set in map");
+        Response warned = call("PATCH", CM + "/strict-applied?fieldManager=alice&fieldValidation=Warn&dryRun=All",
+                "application/apply-patch+yaml", cm("strict-applied", "{a: '1', a: '2'}"));
+        assertThat(warned.code()).as(warned.body()).isEqualTo(201);
+        assertThat(warned.headers().firstValue("Warning").orElse("")).contains("key \\\"a\\\" already set in map");
+        assertThat(get(CM + "/strict-applied").code()).isEqualTo(404);
+
+        // apply is the patch verb: a viewer may not
+        String ns = "ssa-rbac";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings",
+                RbacEscalationTest.roleBinding("victor-view", "ClusterRole", "view", "victor")).code()).isIn(201, 409);
+        Response viewer = callAs("victor-token", "PATCH", "/api/v1/namespaces/" + ns + "/configmaps/viewed?fieldManager=victor",
+                "application/apply-patch+yaml", cm("viewed", "{a: '1'}"), "application/json");
+        assertThat(viewer.code()).as(viewer.body()).isEqualTo(403);
+        assertThat(viewer.text("message")).isEqualTo("configmaps \"viewed\" is forbidden: User \"victor\" cannot patch"
+                + " resource \"configmaps\" in API group \"\" in the namespace \"ssa-rbac\"");
+    }
 }

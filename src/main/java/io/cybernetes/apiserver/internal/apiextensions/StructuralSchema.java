@@ -184,6 +184,11 @@ public final class StructuralSchema {
             public List<String> keys() {
                 return listMapKeys;
             }
+
+            @Override
+            public JsonNode defaultValue() {
+                return defaultValue;
+            }
         };
     }
 

@@ -87,7 +87,7 @@ public final class Apply {
         others.forEach(e -> ownedByOthers.addAll(e.fields()));
         if (previous != null) {
             FieldSet dropped = previous.fields().difference(applySet).difference(ownedByOthers);
-            remove(merged, dropped, type);
+            remove(merged, dropped, applySet.union(ownedByOthers), type);
         }
         ArrayNode out = Json.MAPPER.createArrayNode();
         boolean written = false;
@@ -125,7 +125,7 @@ public final class Apply {
         if (v == null || !v.isObject()) {
             if (v != null && v.isArray() && t != null && t.kind() == FieldType.Kind.KEYED_LIST) {
                 for (int i = 0; i < v.size(); i++) {
-                    FieldSet c = s.children().get(ManagedFields.itemElement(v.get(i), t.keys(), i));
+                    FieldSet c = s.children().get(ManagedFields.itemElement(v.get(i), t, i));
                     if (c != null) {
                         dropMapPaths(c, v.get(i), t.items());
                     }
@@ -172,11 +172,11 @@ public final class Apply {
                 }
                 Map<String, Integer> at = new TreeMap<>();
                 for (int i = 0; i < l.size(); i++) {
-                    at.put(ManagedFields.itemElement(l.get(i), t.keys(), i), i);
+                    at.put(ManagedFields.itemElement(l.get(i), t, i), i);
                 }
                 for (int i = 0; i < applied.size(); i++) {
                     JsonNode item = applied.get(i);
-                    Integer existing = at.get(ManagedFields.itemElement(item, t.keys(), -1));
+                    Integer existing = at.get(ManagedFields.itemElement(item, t, -1));
                     if (existing != null) {
                         l.set(existing, merge(l.get(existing), item, t.items()));
                     } else {
@@ -206,30 +206,35 @@ public final class Apply {
         }
     }
 
-    /** Removes the paths of the set from the value. */
-    static void remove(JsonNode v, FieldSet paths, FieldType t) {
+    /**
+     * Removes the paths of the set from the value; a path with something below it still owned
+     * ({@code kept}) stays, and only what below it nobody owns goes.
+     */
+    static void remove(JsonNode v, FieldSet paths, FieldSet kept, FieldType t) {
         if (v == null) {
             return;
         }
         for (Map.Entry<String, FieldSet> e : new ArrayList<>(paths.children().entrySet())) {
             String el = e.getKey();
             FieldSet below = e.getValue();
+            FieldSet keptBelow = kept == null ? null : kept.children().get(el);
+            boolean whole = below.member() && (keptBelow == null || keptBelow.isEmpty());
             if (el.startsWith("f:") && v instanceof ObjectNode o) {
                 String field = el.substring(2);
-                if (below.member()) {
+                if (whole) {
                     o.remove(field);
                 } else {
-                    remove(o.get(field), below, t == null ? FieldType.DEDUCED : t.field(field));
+                    remove(o.get(field), below, keptBelow, t == null ? FieldType.DEDUCED : t.field(field));
                 }
             } else if ((el.startsWith("k:") || el.startsWith("v:")) && v instanceof ArrayNode a && t != null) {
                 for (int i = a.size() - 1; i >= 0; i--) {
-                    String key = el.startsWith("k:") ? ManagedFields.itemElement(a.get(i), t.keys(), i)
+                    String key = el.startsWith("k:") ? ManagedFields.itemElement(a.get(i), t, i)
                             : "v:" + Json.write(a.get(i));
                     if (key.equals(el)) {
-                        if (below.member()) {
+                        if (whole) {
                             a.remove(i);
                         } else {
-                            remove(a.get(i), below, t.items());
+                            remove(a.get(i), below, keptBelow, t.items());
                         }
                     }
                 }

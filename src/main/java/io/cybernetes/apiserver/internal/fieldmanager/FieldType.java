@@ -23,6 +23,11 @@ public interface FieldType {
     /** A keyed list's key fields. */
     List<String> keys();
 
+    /** The value the schema defaults this field to (null: none); a keyed list's items are keyed by it. */
+    default tools.jackson.databind.JsonNode defaultValue() {
+        return null;
+    }
+
     /** What anything unknown is: maps granular, lists atomic. */
     FieldType DEDUCED = new FieldType() {
         @Override

@@ -215,7 +215,7 @@ public final class ManagedFields {
                     return;
                 }
                 for (int i = 0; i < v.size(); i++) {
-                    FieldSet c = at.child(itemElement(v.get(i), t.keys(), i));
+                    FieldSet c = at.child(itemElement(v.get(i), t, i));
                     c.insert();
                     fields(v.get(i), t.items(), c);
                 }
@@ -287,8 +287,8 @@ public final class ManagedFields {
                     }
                     return;
                 }
-                Map<String, JsonNode> before = items(a, t.keys());
-                Map<String, JsonNode> after = items(b, t.keys());
+                Map<String, JsonNode> before = items(a, t);
+                Map<String, JsonNode> after = items(b, t);
                 Set<String> keys = new LinkedHashSet<>(before.keySet());
                 keys.addAll(after.keySet());
                 for (String k : keys) {
@@ -310,19 +310,28 @@ public final class ManagedFields {
         }
     }
 
-    private static Map<String, JsonNode> items(JsonNode list, List<String> keys) {
+    private static Map<String, JsonNode> items(JsonNode list, FieldType listType) {
         Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
-            out.put(itemElement(list.get(i), keys, i), list.get(i));
+            out.put(itemElement(list.get(i), listType, i), list.get(i));
         }
         return out;
     }
 
-    /** A keyed list item's path element: {@code k:{"name":"c"}} (keys sorted), or its index when it has no keys. */
-    static String itemElement(JsonNode item, List<String> keys, int index) {
+    /**
+     * A keyed list item's path element: {@code k:{"name":"c"}} (keys sorted; a key the item
+     * leaves out at the value its schema defaults it to, as {@code protocol: TCP} of a
+     * container port), or its index when it has no keys.
+     */
+    static String itemElement(JsonNode item, FieldType listType, int index) {
         ObjectNode k = Json.object();
-        for (String key : keys.stream().sorted().toList()) {
+        FieldType itemType = listType.items();
+        for (String key : listType.keys().stream().sorted().toList()) {
             JsonNode v = item.get(key);
+            if (v == null || v.isNull()) {
+                FieldType keyType = itemType == null ? null : itemType.field(key);
+                v = keyType == null ? null : keyType.defaultValue();
+            }
             if (v != null && !v.isNull()) {
                 k.set(key, v);
             }

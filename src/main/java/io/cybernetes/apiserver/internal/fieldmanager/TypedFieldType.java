@@ -2,6 +2,9 @@ package io.cybernetes.apiserver.internal.fieldmanager;
 
 import io.cybernetes.apiserver.internal.registry.Schema;
 
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.StringNode;
+
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,17 +44,24 @@ public final class TypedFieldType implements FieldType {
             Map.entry("ReplicaSetStatus.conditions", List.of("type")),
             Map.entry("ServiceSpec.ports", List.of("port", "protocol")));
 
+    /** The defaults Kubernetes declares on key fields ({@code +default}), by Go struct and field. */
+    private static final Map<String, JsonNode> KEY_DEFAULTS = Map.of(
+            "ContainerPort.protocol", StringNode.valueOf("TCP"),
+            "ServicePort.protocol", StringNode.valueOf("TCP"));
+
     /** The lists Kubernetes declares as sets. */
     private static final Set<String> SETS = Set.of("ObjectMeta.finalizers", "NamespaceSpec.finalizers");
 
     private final Schema schema;
     private final Kind kind;
     private final List<String> keys;
+    private final JsonNode defaultValue;
 
-    private TypedFieldType(Schema schema, Kind kind, List<String> keys) {
+    private TypedFieldType(Schema schema, Kind kind, List<String> keys, JsonNode defaultValue) {
         this.schema = schema;
         this.kind = kind;
         this.keys = keys;
+        this.defaultValue = defaultValue;
     }
 
     /** The field type of a kind's schema. */
@@ -61,16 +71,17 @@ public final class TypedFieldType implements FieldType {
 
     private static FieldType of(Schema schema, String structField) {
         return switch (schema.type()) {
-            case OBJECT -> new TypedFieldType(schema, Kind.STRUCT, List.of());
-            case MAP -> new TypedFieldType(schema, Kind.MAP, List.of());
+            case OBJECT -> new TypedFieldType(schema, Kind.STRUCT, List.of(), null);
+            case MAP -> new TypedFieldType(schema, Kind.MAP, List.of(), null);
             case ARRAY -> {
                 List<String> k = structField == null ? null : KEYED.get(structField);
-                yield k != null ? new TypedFieldType(schema, Kind.KEYED_LIST, k)
+                yield k != null ? new TypedFieldType(schema, Kind.KEYED_LIST, k, null)
                         : new TypedFieldType(schema, structField != null && SETS.contains(structField) ? Kind.SET
-                        : Kind.ATOMIC, List.of());
+                        : Kind.ATOMIC, List.of(), null);
             }
             case FREE -> DEDUCED;
-            default -> new TypedFieldType(schema, Kind.SCALAR, List.of());
+            default -> new TypedFieldType(schema, Kind.SCALAR, List.of(),
+                    structField == null ? null : KEY_DEFAULTS.get(structField));
         };
     }
 
@@ -100,5 +111,10 @@ public final class TypedFieldType implements FieldType {
     @Override
     public List<String> keys() {
         return keys;
+    }
+
+    @Override
+    public JsonNode defaultValue() {
+        return defaultValue;
     }
 }

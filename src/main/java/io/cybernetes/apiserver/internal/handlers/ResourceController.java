@@ -358,11 +358,15 @@ public class ResourceController {
         return write(format, body, code, warnings);
     }
 
-    /** Adds each warning as a {@code Warning: 299 - "text"} header, which kubectl prints. */
+    /**
+     * Adds each warning as a {@code Warning: 299 - "text"} header, which kubectl prints; a
+     * header is one line, so line breaks and other control characters become spaces.
+     */
     private static ResponseEntity.BodyBuilder withWarnings(ResponseEntity.BodyBuilder b, List<String> warnings) {
         List<String> headerValues = new ArrayList<>();
         for (String w : warnings) {
-            headerValues.add("299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+            String line = w.replaceAll("\\p{Cntrl}+", " ");
+            headerValues.add("299 - \"" + line.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
         }
         if (!headerValues.isEmpty()) {
             b.header("Warning", headerValues.toArray(String[]::new));

@@ -585,7 +585,14 @@ public final class ResourceService {
             expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
         }
         if (patchType == PatchType.APPLY) {
-            return apply(type, namespace, name, subresource, (ObjectNode) patch, opts);
+            List<String> repeated = repeatedKeys(body, opts);
+            Outcome applied = apply(type, namespace, name, subresource, (ObjectNode) patch, opts);
+            if (repeated.isEmpty()) {
+                return applied;
+            }
+            List<String> warnings = new ArrayList<>(applied.warnings());
+            warnings.addAll(repeated);
+            return applied.withWarnings(warnings);
         }
         List<String> warnings = new ArrayList<>();
         Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts, old -> {
@@ -621,6 +628,25 @@ public final class ResourceService {
             return create(type, namespace, config.deepCopy(), opts.applying(config));
         }
         return applyToLive(type, namespace, name, subresource, config, opts).withWarnings(warnings);
+    }
+
+    /**
+     * Keys an applied configuration repeats, as Kubernetes checks them in the YAML itself:
+     * refused under fieldValidation=Strict, warnings under Warn (its words).
+     */
+    private static List<String> repeatedKeys(byte[] body, WriteOptions opts) {
+        if (opts.fieldValidation() == io.cybernetes.apiserver.internal.registry.StrictDecoder.FieldValidation.IGNORE) {
+            return List.of();
+        }
+        List<String> repeated = Json.repeatedYamlKeys(body);
+        if (repeated.isEmpty()) {
+            return List.of();
+        }
+        String problem = "error converting YAML to JSON: yaml: unmarshal errors:\n  " + String.join("\n  ", repeated);
+        if (opts.fieldValidation() == io.cybernetes.apiserver.internal.registry.StrictDecoder.FieldValidation.STRICT) {
+            throw ApiException.badRequest("error strict decoding YAML: " + problem);
+        }
+        return List.of(problem);
     }
 
     /** Apply needs a manager to own what it applies (422 on the options without one, as Kubernetes answers). */

@@ -78,4 +78,17 @@ class FieldSetTest {
                 Set.of("status"));
         assertThat(after).singleElement().satisfies(e -> assertThat(e.path("manager").asString()).isEqualTo("bob"));
     }
+
+    @Test
+    void whatAnApplierDropsGoesUnlessSomethingBelowItIsStillOwned() {
+        ObjectNode obj = json("{'metadata':{'labels':{'a':'1','b':'2'}},'spec':{'containers':[{'name':'a','image':'1'},"
+                + "{'name':'b','image':'1'}]}}");
+        // the labels map itself (as a client-side apply's fields moved to an Apply entry own it) and container b
+        FieldSet dropped = FieldSet.fromFieldsV1(json("{'f:metadata':{'f:labels':{'.':{},'f:b':{}}},'f:spec':{"
+                + "'f:containers':{'k:{\\'name\\':\\'b\\'}':{'.':{},'f:image':{},'f:name':{}}}}}"));
+        FieldSet kept = FieldSet.fromFieldsV1(json("{'f:metadata':{'f:labels':{'f:a':{}}}}"));
+        Apply.remove(obj, dropped, kept, POD);
+        assertThat(obj).isEqualTo(json("{'metadata':{'labels':{'a':'1'}},'spec':{'containers':[{'name':'a',"
+                + "'image':'1'}]}}"));
+    }
 }
