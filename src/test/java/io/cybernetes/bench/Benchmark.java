@@ -9,6 +9,7 @@ import io.cybernetes.auth.UserInfo;
 import io.cybernetes.store.Store;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import javax.net.ssl.SSLContext;
@@ -189,6 +190,10 @@ public final class Benchmark {
             customResources();
             return;
         }
+        if ("apply".equals(System.getProperty("bench.only"))) {
+            applyVersusUpdate();
+            return;
+        }
         if ("api".equals(System.getProperty("bench.only"))) {
             load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
             load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
@@ -293,6 +298,114 @@ public final class Benchmark {
         spec.putObject("labels").put("tier", "web");
         spec.put("payload", "x".repeat(1024 - 300));
         return o;
+    }
+
+    // ---- server-side apply
+
+    /**
+     * Creates by update (POST) against creates by server-side apply (PATCH
+     * application/apply-patch+yaml, the JSON kubectl sends) of the same objects, 1 KiB
+     * ConfigMaps and Deployments, in one run; then an unchanged configuration applied
+     * again (what GitOps tools do all day), and managedFields' bytes per object.
+     */
+    private void applyVersusUpdate() throws Exception {
+        int count = Integer.getInteger("bench.applies", 10_000);
+        String cms = "/api/v1/namespaces/bench/configmaps";
+        String deployments = "/apis/apps/v1/namespaces/bench/deployments";
+        loadCount("warm-up", 1_000, i -> create(cms + "?fieldManager=bench", configMap("w" + i)));
+        loadCount("warm-up", 1_000, i -> apply(cms + "/wa" + i, configMap("wa" + i)));
+        Result cmUpdate = loadCount("configmaps by update", count,
+                i -> create(cms + "?fieldManager=bench", configMap("u" + i)));
+        Result cmApply = loadCount("configmaps by apply", count, i -> apply(cms + "/a" + i, configMap("a" + i)));
+        Result cmReapply = loadCount("configmaps applied again", count, i -> apply(cms + "/a" + i,
+                configMap("a" + i)));
+        int deploymentCount = Math.max(1, count / 5);
+        // the Deployment controller's work for one phase is let finish before the next is timed
+        Result dUpdate = loadCount("deployments by update", deploymentCount,
+                i -> create(deployments + "?fieldManager=bench", deployment("u" + i)));
+        awaitDeploymentsObserved(deployments, deploymentCount);
+        Result dApply = loadCount("deployments by apply", deploymentCount,
+                i -> apply(deployments + "/a" + i, deployment("a" + i)));
+        awaitDeploymentsObserved(deployments, 2 * deploymentCount);
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%,d ConfigMaps and %,d Deployments each way, %d clients%n%n", count,
+                deploymentCount, CLIENTS);
+        System.out.println("| what | ops/s | p50 ms | p99 ms |");
+        System.out.println("|---|---:|---:|---:|");
+        cmUpdate.print("ConfigMap (1 KiB) created by update (POST)");
+        cmApply.print("ConfigMap (1 KiB) created by server-side apply");
+        cmReapply.print("ConfigMap (1 KiB) applied again unchanged (no write)");
+        dUpdate.print("Deployment created by update (POST)");
+        dApply.print("Deployment created by server-side apply");
+        System.out.printf(Locale.ROOT, "%napply / update rate: ConfigMaps %.2f, Deployments %.2f%n",
+                cmApply.rate / cmUpdate.rate, dApply.rate / dUpdate.rate);
+        // as created, before any controller writes to them
+        printManagedBytes("ConfigMap by update", http("POST", cms + "?fieldManager=bench",
+                Json.write(configMap("bytes-u"))).body());
+        printManagedBytes("ConfigMap by apply", http("PATCH", cms + "/bytes-a?fieldManager=bench",
+                "application/apply-patch+yaml", Json.write(configMap("bytes-a"))).body());
+        printManagedBytes("Deployment by update", http("POST", deployments + "?fieldManager=bench",
+                Json.write(deployment("bytes-u"))).body());
+        printManagedBytes("Deployment by apply", http("PATCH", deployments + "/bytes-a?fieldManager=bench",
+                "application/apply-patch+yaml", Json.write(deployment("bytes-a"))).body());
+    }
+
+    /** Waits (up to two minutes) until the controller has observed every one of the Deployments. */
+    private void awaitDeploymentsObserved(String path, int expected) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            JsonNode list = Json.MAPPER.readTree(http("GET", path, null).body());
+            int observed = 0;
+            for (JsonNode d : list.path("items")) {
+                if (d.path("status").path("observedGeneration").asLong(0) >= d.path("metadata").path("generation")
+                        .asLong(1)) {
+                    observed++;
+                }
+            }
+            if (observed >= expected) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        System.out.println("(the Deployment controller had not observed all " + expected + " Deployments in 2 min)");
+    }
+
+    private static void printManagedBytes(String what, String created) {
+        ObjectNode obj = (ObjectNode) Json.MAPPER.readTree(created);
+        int all = Json.write(obj).length();
+        int managed = Json.write(obj.path("metadata").path("managedFields")).length();
+        System.out.printf(Locale.ROOT, "managedFields of a %s: %,d of its %,d bytes%n", what, managed, all);
+    }
+
+    private static ObjectNode deployment(String name) {
+        ObjectNode o = Json.object();
+        o.put("apiVersion", "apps/v1");
+        o.put("kind", "Deployment");
+        o.putObject("metadata").put("name", name).put("namespace", "bench").putObject("labels").put("app", name);
+        ObjectNode spec = o.putObject("spec");
+        spec.put("replicas", 0);
+        spec.putObject("selector").putObject("matchLabels").put("app", name);
+        ObjectNode template = spec.putObject("template");
+        template.putObject("metadata").putObject("labels").put("app", name);
+        ObjectNode container = template.putObject("spec").putArray("containers").addObject();
+        container.put("name", "web").put("image", "nginx:1.27");
+        container.putArray("ports").addObject().put("containerPort", 80);
+        container.putArray("env").addObject().put("name", "MODE").put("value", "bench");
+        container.putObject("resources").putObject("requests").put("cpu", "100m").put("memory", "64Mi");
+        return o;
+    }
+
+    private void apply(String path, ObjectNode body) throws Exception {
+        KeepAliveClient c = clients.get();
+        if (c == null) {
+            c = new KeepAliveClient(sslContext, port, BENCH_TOKEN);
+            clients.set(c);
+        }
+        KeepAliveClient.Response r = c.send("PATCH", path + "?fieldManager=bench", "application/apply-patch+yaml",
+                Json.write(body));
+        if (r.status() != 201 && r.status() != 200) {
+            throw new IllegalStateException("apply failed: " + r.status() + " " + r.body());
+        }
     }
 
     /** A fixed number of operations shared among the clients, timed. */
@@ -422,8 +535,12 @@ public final class Benchmark {
     }
 
     private HttpResponse<String> http(String method, String path, String body) throws Exception {
+        return http(method, path, "application/json", body);
+    }
+
+    private HttpResponse<String> http(String method, String path, String contentType, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60));
+                .header("Content-Type", contentType).timeout(Duration.ofSeconds(60));
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

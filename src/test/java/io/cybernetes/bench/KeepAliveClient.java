@@ -34,9 +34,14 @@ final class KeepAliveClient implements AutoCloseable {
     }
 
     Response send(String method, String path, String body) throws IOException {
+        return send(method, path, "application/json", body);
+    }
+
+    Response send(String method, String path, String contentType, String body) throws IOException {
         byte[] payload = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token
-                + "\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: " + payload.length
+                + "\r\nAccept: application/json\r\nContent-Type: " + contentType + "\r\nContent-Length: "
+                + payload.length
                 + "\r\n\r\n";
         byte[] h = head.getBytes(StandardCharsets.US_ASCII);
         byte[] all = new byte[h.length + payload.length];

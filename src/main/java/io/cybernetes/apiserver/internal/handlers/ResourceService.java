@@ -114,7 +114,12 @@ public final class ResourceService {
 
     public Outcome create(ResourceType type, String namespace, ObjectNode body, WriteOptions opts) {
         checkFieldManager(opts, "CreateOptions");
-        List<String> warnings = decode(type, body, opts);
+        return createDecoded(type, namespace, body, opts, decode(type, body, opts));
+    }
+
+    /** Creates an object already decoded (the decoding's warnings given). */
+    private Outcome createDecoded(ResourceType type, String namespace, ObjectNode body, WriteOptions opts,
+                                  List<String> warnings) {
         ObjectNode meta = Json.child(body, "metadata");
         checkNamespace(type, namespace, meta);
         String rv = Json.text(meta, "resourceVersion");
@@ -625,7 +630,7 @@ public final class ResourceService {
         }
         Json.child(config, "metadata").put("name", name);
         if (subresource == null && store.get(type.key(namespace, name)).isEmpty()) {
-            return create(type, namespace, config.deepCopy(), opts.applying(config));
+            return createDecoded(type, namespace, config.deepCopy(), opts.applying(config), warnings);
         }
         return applyToLive(type, namespace, name, subresource, config, opts).withWarnings(warnings);
     }
