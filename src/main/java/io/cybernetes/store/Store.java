@@ -48,6 +48,13 @@ public interface Store {
     /** The latest committed revision, read from the database. */
     long currentRevision();
 
+    /**
+     * Null while the database answers (it was last reached within the health window, about
+     * two seconds: the store asks it every poll interval), else what went wrong: readiness
+     * turns on it.
+     */
+    String databaseProblem();
+
     /** The revision the watch cache has reached in this process. */
     long cachedRevision();
 

@@ -24,6 +24,10 @@ class DiscoveryApiTest extends ApiTestSupport {
             assertThat(h.body()).isEqualTo("ok");
             assertThat(call("GET", path + "?verbose", null, null, null, false).body()).contains("[+]", "check passed");
         }
+        assertThat(call("GET", "/readyz?verbose", null, null, null, false).body())
+                .isEqualTo("[+]ping ok\n[+]log ok\n[+]database ok\nreadyz check passed\n");
+        assertThat(call("GET", "/livez?verbose", null, null, null, false).body())
+                .as("liveness does not hang on the database").isEqualTo("[+]ping ok\n[+]log ok\nlivez check passed\n");
     }
 
     @Test

@@ -60,8 +60,14 @@ class ApiErrorHandler {
     /**
      * An unexpected failure, logged here with its trace, as the 500 Status the client gets:
      * it says that the server failed, not how its insides did (no class names, no trace).
+     * The database out of reach is no surprise: 503 with Retry-After, which the store has
+     * already logged once for the whole outage.
      */
     static ApiException unexpectedFailure(Exception e) {
+        if (e instanceof io.cybernetes.store.StorageException se
+                && se.code() == io.cybernetes.store.StorageException.Code.UNAVAILABLE) {
+            return ApiException.unavailable(se.getMessage(), 1);
+        }
         log.error("request failed unexpectedly", e);
         return ApiException.internal("the server could not complete the request; its log has the details");
     }

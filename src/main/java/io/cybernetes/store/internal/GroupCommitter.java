@@ -107,6 +107,7 @@ final class GroupCommitter implements AutoCloseable {
         List<WriteOp> applied = new ArrayList<>(batch.size());
         List<StoredObject> results = new ArrayList<>(batch.size());
         List<WatchEvent> events = new ArrayList<>(batch.size());
+        boolean[] committing = {false};
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -165,17 +166,26 @@ final class GroupCommitter implements AutoCloseable {
                     ps.setLong(1, revision);
                     ps.executeUpdate();
                 }
+                committing[0] = true;
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c, e);
                 throw e;
             }
         } catch (SQLException | RuntimeException e) {
-            String message = "a batch of " + batch.size() + " writes failed and was rolled back, nothing of it was stored: "
+            // the database out of reach before the commit: nothing was stored, and the client may retry (503);
+            // lost during the commit itself, the outcome is unknown (500), as etcd's is on a lost connection
+            boolean unreachable = !committing[0] && e instanceof SQLException se && isConnectionFailure(se);
+            String message = unreachable ? "the database is unavailable; nothing of this write was stored"
+                    : "a batch of " + batch.size() + " writes failed" + (committing[0]
+                    ? " while committing; whether it was stored is unknown: "
+                    : " and was rolled back, nothing of it was stored: ")
                     + e.getMessage();
-            log.warn(message);
+            log.warn(unreachable ? "a batch of " + batch.size() + " writes could not reach the database: "
+                    + e.getMessage() : message);
             for (WriteOp op : batch) {
-                op.result().completeExceptionally(new StorageException(Code.INTERNAL, op.key(), message, e));
+                op.result().completeExceptionally(new StorageException(unreachable ? Code.UNAVAILABLE : Code.INTERNAL,
+                        op.key(), message, e));
             }
             return;
         }
@@ -187,6 +197,21 @@ final class GroupCommitter implements AutoCloseable {
         for (int i = 0; i < applied.size(); i++) {
             applied.get(i).result().complete(results.get(i));
         }
+    }
+
+    /**
+     * Whether the database could not be reached at all: no connection from the pool in time,
+     * or one lost (SQL state class 08, connection exception).
+     */
+    static boolean isConnectionFailure(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException
+                    || t instanceof java.sql.SQLNonTransientConnectionException
+                    || t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("08")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void rollbackQuietly(Connection c, Exception cause) {

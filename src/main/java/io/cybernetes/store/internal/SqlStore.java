@@ -40,6 +40,8 @@ public final class SqlStore implements Store, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SqlStore.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
     private static final long CACHE_WAIT_MILLIS = 5_000;
+    /** The database counts as unreachable when the tailer has not reached it for this long. */
+    private static final long HEALTH_WINDOW_NANOS = 2_000_000_000L;
 
     private final DataSource dataSource;
     private final StoreProperties props;
@@ -49,17 +51,33 @@ public final class SqlStore implements Store, AutoCloseable {
     private final BlockingQueue<List<WatchEvent>> localCommits = new LinkedBlockingQueue<>();
     private final Thread tailer;
     private volatile boolean running = true;
+    /** When the tailer last reached the database, and what failed since (null: nothing). */
+    private volatile long lastContactNanos = System.nanoTime();
+    private volatile String lastProblem;
 
     public SqlStore(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
         this.dataSource = dataSource;
         this.props = props;
         this.logRepository = logRepository;
         this.cache = new WatchCache(props.watchCacheEvents(), props.watcherQueue());
+        logDatabase(dataSource);
         resync();
         this.committer = new GroupCommitter(dataSource, props.maxBatch(), localCommits::add);
         this.tailer = new Thread(this::tail, "store-log-tailer");
         this.tailer.setDaemon(true);
         this.tailer.start();
+    }
+
+    /** Says at start-up which database this is (embedded H2 or a PostgreSQL server), and where. */
+    private static void logDatabase(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            java.sql.DatabaseMetaData md = c.getMetaData();
+            String url = md.getURL() == null ? "" : md.getURL().replaceAll("[?;].*$", "");
+            log.info("Store: {} {} at {} (user {})", md.getDatabaseProductName(), md.getDatabaseProductVersion(), url,
+                    md.getUserName());
+        } catch (SQLException e) {
+            throw new IllegalStateException("the database cannot be reached: " + e.getMessage(), e);
+        }
     }
 
     GroupCommitter committer() {
@@ -314,12 +332,22 @@ public final class SqlStore implements Store, AutoCloseable {
                 if (!applied || System.nanoTime() - lastPoll > pollNanos) {
                     catchUp();
                     lastPoll = System.nanoTime();
+                    lastContactNanos = lastPoll;
+                    if (lastProblem != null) {
+                        log.info("the database answers again; the store has caught up to revision {}", cache.revision());
+                        lastProblem = null;
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                log.warn("tailing the revision log failed; retrying: {}", e.toString());
+                String problem = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+                if (lastProblem == null) {
+                    log.warn("the database does not answer ({}); requests that need it are refused until it does",
+                            problem);
+                }
+                lastProblem = String.valueOf(problem);
                 sleepQuietly(500);
             }
         }
@@ -442,7 +470,7 @@ public final class SqlStore implements Store, AutoCloseable {
     }
 
     private static StorageException unavailable(String key, SQLException e) {
-        return new StorageException(Code.UNAVAILABLE, key, "the database is unavailable: " + e.getMessage(), e);
+        return new StorageException(Code.UNAVAILABLE, key, "the database is unavailable", e);
     }
 
     private static void sleepQuietly(long millis) {
@@ -451,6 +479,17 @@ public final class SqlStore implements Store, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    @Override
+    public String databaseProblem() {
+        long window = Math.max(HEALTH_WINDOW_NANOS, 3 * props.pollInterval().toNanos());
+        if (System.nanoTime() - lastContactNanos <= window) {
+            return null;
+        }
+        String problem = lastProblem;
+        return problem != null ? problem : "no answer from the database for "
+                + (System.nanoTime() - lastContactNanos) / 1_000_000 + " ms";
     }
 
     int watcherCount() {

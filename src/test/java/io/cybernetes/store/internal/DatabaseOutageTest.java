@@ -1,0 +1,144 @@
+package io.cybernetes.store.internal;
+
+import io.cybernetes.CybernetesApplication;
+import io.cybernetes.apiserver.ApiServerEndpoints;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The server while its PostgreSQL is out of reach (a proxy between them drops every
+ * connection and refuses new ones): requests that need the database are refused with 503
+ * and Retry-After after the connection timeout instead of hanging, /readyz names the failing
+ * database check while /livez stays ok, reads the watch cache can serve are served, and
+ * everything works again by itself once the database is back, nothing acknowledged lost.
+ */
+@EnabledIfEnvironmentVariable(named = PostgresStoreTest.URL, matches = ".+")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DatabaseOutageTest {
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private TcpProxy proxy;
+    private ConfigurableApplicationContext server;
+    private String base;
+    private String token;
+    private final String ns = "outage-" + System.nanoTime();
+
+    @BeforeAll
+    void start() throws Exception {
+        Matcher m = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/([^?]+).*").matcher(PostgresTestDatabase.url());
+        assertThat(m.matches()).as("a jdbc:postgresql://host:port/db URL").isTrue();
+        proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+        server = new SpringApplicationBuilder(CybernetesApplication.class).run(
+                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + m.group(3),
+                "--spring.datasource.username=" + PostgresTestDatabase.user(),
+                "--spring.datasource.password=",
+                "--spring.datasource.hikari.connection-timeout=2000",
+                "--server.port=0",
+                "--cybernetes.apiserver.https-port=0",
+                "--cybernetes.apiserver.https-address=127.0.0.1",
+                "--cybernetes.auth.data-dir=./target/test-data/outage",
+                "--cybernetes.controllers.enabled=false",
+                "--cybernetes.scheduler.enabled=false",
+                "--cybernetes.nodes.count=0",
+                "--spring.main.banner-mode=off");
+        base = "http://127.0.0.1:" + server.getBean(ApiServerEndpoints.class).httpPort();
+        token = Files.readString(Path.of("./target/test-data/outage/pki/admin.token")).trim();
+    }
+
+    @AfterAll
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    private HttpResponse<String> call(String method, String path, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json");
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String configMap(String name) {
+        return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name + "\"},\"data\":{\"k\":\"v\"}}";
+    }
+
+    @Test
+    void anOutageIsRefusedQuicklyAndHealsByItself() throws Exception {
+        String cms = "/api/v1/namespaces/" + ns + "/configmaps";
+        assertThat(call("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}").statusCode())
+                .isEqualTo(201);
+        HttpResponse<String> before = call("POST", cms, configMap("before"));
+        assertThat(before.statusCode()).isEqualTo(201);
+        assertThat(call("GET", "/readyz", null).body()).isEqualTo("ok");
+        // a watch open across the outage, from the revision of the last write before it
+        Matcher found = Pattern.compile("\"resourceVersion\":\"(\\d+)\"").matcher(before.body());
+        assertThat(found.find()).isTrue();
+        String rv = found.group(1);
+        java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpRequest watch = HttpRequest.newBuilder(URI.create(base + cms + "?watch=true&resourceVersion=" + rv))
+                .header("Authorization", "Bearer " + token).build();
+        var stream = http.sendAsync(watch, HttpResponse.BodyHandlers.ofLines())
+                .thenAccept(r -> r.body().forEach(events::add));
+
+        long cut = System.nanoTime();
+        proxy.cut();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            HttpResponse<String> ready = call("GET", "/readyz", null);
+            assertThat(ready.statusCode()).isEqualTo(500);
+            assertThat(ready.body()).isEqualTo("[+]ping ok\n[+]log ok\n[-]database failed: reason withheld\n"
+                    + "readyz check failed\n");
+        });
+        System.out.printf("/readyz not ready %d ms after the database went away%n", (System.nanoTime() - cut) / 1_000_000);
+        HttpResponse<String> live = call("GET", "/livez?verbose", null);
+        assertThat(live.statusCode()).as("restarting the server would not bring the database back").isEqualTo(200);
+        assertThat(live.body()).isEqualTo("[+]ping ok\n[+]log ok\nlivez check passed\n");
+
+        long start = System.nanoTime();
+        HttpResponse<String> refused = call("POST", cms, configMap("during"));
+        System.out.printf("a write refused after %d ms%n", (System.nanoTime() - start) / 1_000_000);
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+        assertThat(refused.body()).contains("\"reason\":\"ServiceUnavailable\"").contains("the database is unavailable")
+                .doesNotContain("Exception");
+        assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+        HttpResponse<String> consistentRead = call("GET", cms + "/before", null);
+        assertThat(consistentRead.statusCode()).as(consistentRead.body()).isEqualTo(503);
+        HttpResponse<String> cachedList = call("GET", cms + "?resourceVersion=0", null);
+        assertThat(cachedList.statusCode()).as("the watch cache serves it").isEqualTo(200);
+        assertThat(cachedList.body()).contains("\"before\"").doesNotContain("\"during\"");
+
+        proxy.restore();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                assertThat(call("GET", "/readyz", null).body()).isEqualTo("ok"));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                assertThat(call("POST", cms, configMap("after")).statusCode()).isIn(201, 409));
+        assertThat(call("GET", cms + "/before", null).statusCode()).isEqualTo(200);
+        assertThat(call("GET", cms + "/during", null).statusCode()).as("a refused write stored nothing").isEqualTo(404);
+        // the watch stayed open and goes on where it was, in order, nothing refused in it
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(events).hasSize(1));
+        assertThat(events.get(0)).startsWith("{\"type\":\"ADDED\"").contains("\"name\":\"after\"");
+        assertThat(stream.isDone()).as("the watch is still open").isFalse();
+        stream.cancel(true);
+    }
+}
