@@ -88,8 +88,9 @@ final class GroupCommitter implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // commit() answers its writes itself; this is the last resort, so that none waits forever.
+            } catch (RuntimeException | Error e) {
+                // commit() answers its writes itself; this is the last resort, so that none waits forever
+                // and the writer lives on (a driver's assertion on a dropped connection once ended it)
                 log.error("group commit loop failed", e);
                 for (WriteOp op : batch) {
                     op.result().completeExceptionally(new StorageException(Code.INTERNAL, op.key(),

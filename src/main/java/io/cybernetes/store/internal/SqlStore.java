@@ -341,7 +341,7 @@ public final class SqlStore implements Store, AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 String problem = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
                 if (lastProblem == null) {
                     log.warn("the database does not answer ({}); requests that need it are refused until it does",

@@ -90,9 +90,27 @@ final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
-    /** Listening again, on the same port. */
+    /**
+     * Listening again, on the same port (once the accepting thread has let go of the old
+     * socket: a socket closed while a thread accepts on it is released when that thread returns).
+     */
     synchronized void restore() throws IOException {
-        start(listen(port));
+        for (int attempt = 0; ; attempt++) {
+            try {
+                start(listen(port));
+                return;
+            } catch (java.net.BindException stillHeld) {
+                if (attempt == 100) {
+                    throw stillHeld;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw stillHeld;
+                }
+            }
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {
