@@ -108,7 +108,7 @@ final class GroupCommitter implements AutoCloseable {
         List<WriteOp> applied = new ArrayList<>(batch.size());
         List<StoredObject> results = new ArrayList<>(batch.size());
         List<WatchEvent> events = new ArrayList<>(batch.size());
-        boolean[] committing = {false};
+        boolean committing = false;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -167,7 +167,7 @@ final class GroupCommitter implements AutoCloseable {
                     ps.setLong(1, revision);
                     ps.executeUpdate();
                 }
-                committing[0] = true;
+                committing = true;
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c, e);
@@ -176,9 +176,9 @@ final class GroupCommitter implements AutoCloseable {
         } catch (SQLException | RuntimeException e) {
             // the database out of reach before the commit: nothing was stored, and the client may retry (503);
             // lost during the commit itself, the outcome is unknown (500), as etcd's is on a lost connection
-            boolean unreachable = !committing[0] && e instanceof SQLException se && isConnectionFailure(se);
+            boolean unreachable = !committing && e instanceof SQLException se && isConnectionFailure(se);
             String message = unreachable ? "the database is unavailable; nothing of this write was stored"
-                    : "a batch of " + batch.size() + " writes failed" + (committing[0]
+                    : "a batch of " + batch.size() + " writes failed" + (committing
                     ? " while committing; whether it was stored is unknown: "
                     : " and was rolled back, nothing of it was stored: ")
                     + e.getMessage();
