@@ -84,6 +84,19 @@ final class ReplicaProcess implements AutoCloseable {
         throw new AssertionError("the replica did not become ready:\n" + Files.readString(log));
     }
 
+    /** Waits until the replica's log has a line containing the text. */
+    void awaitLog(String text, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.readString(log).contains(text)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no \"" + text + "\" in the replica's log within " + within + ":\n"
+                + Files.readString(log));
+    }
+
     /** {@code kill -9}: no shutdown hook, no Lease released, connections left as they are. */
     void kill() throws InterruptedException {
         process.destroyForcibly();
