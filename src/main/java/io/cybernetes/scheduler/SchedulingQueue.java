@@ -57,6 +57,14 @@ public final class SchedulingQueue {
     private final PriorityQueue<QueuedPod> backoff = new PriorityQueue<>(Comparator.comparing(QueuedPod::backoffUntil));
     private final Map<String, QueuedPod> unschedulable = new HashMap<>();
     private final Map<String, QueuedPod> byKey = new HashMap<>();
+    /**
+     * Kubernetes' scheduling and move-request cycles: each pop starts a cycle; a change of the
+     * cluster marks the cycle it came in, so that a pod being tried while the cluster changed
+     * is not parked as unschedulable (the change that could make it fit would be lost on it).
+     */
+    private long schedulingCycle;
+    private long moveRequestCycle = -1;
+    private final Map<String, Long> poppedIn = new HashMap<>();
     private boolean closed;
 
     public SchedulingQueue(Clock clock) {
@@ -149,6 +157,7 @@ public final class SchedulingQueue {
                 flushBackoff();
                 QueuedPod next = active.poll();
                 if (next != null) {
+                    poppedIn.put(next.key(), ++schedulingCycle);
                     return next;
                 }
                 long left = deadline - System.nanoTime();
@@ -171,6 +180,7 @@ public final class SchedulingQueue {
         lock.lock();
         try {
             byKey.remove(q.key(), q);
+            poppedIn.remove(q.key());
         } finally {
             lock.unlock();
         }
@@ -191,6 +201,11 @@ public final class SchedulingQueue {
         lock.lock();
         try {
             int attempts = q.attempts() + 1;
+            Long cycle = poppedIn.remove(q.key());
+            if (untilTheClusterChanges && cycle != null && moveRequestCycle >= cycle) {
+                // the cluster changed while it was tried: back off and try again rather than wait for another change
+                untilTheClusterChanges = false;
+            }
             QueuedPod current = byKey.get(q.key());
             if (current != q) {
                 changedWhileTried(current, attempts);
@@ -220,6 +235,7 @@ public final class SchedulingQueue {
     public void clusterChanged() {
         lock.lock();
         try {
+            moveRequestCycle = schedulingCycle;
             for (QueuedPod q : unschedulable.values()) {
                 requeue(q);
             }

@@ -60,6 +60,23 @@ class SchedulingQueueTest {
     }
 
     @Test
+    void aChangeWhileThePodIsTriedIsNotLostOnIt() throws Exception {
+        // as a preemptor's victim is gone before the preemptor comes back from its cycle
+        queue.add(pod("preemptor"));
+        SchedulingQueue.QueuedPod tried = queue.pop(0);
+        queue.clusterChanged();
+        queue.unschedulable(tried);
+        assertThat(queue.depths()).as("backing off, not waiting for another change")
+                .isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
+        clock.advance(Duration.ofSeconds(1));
+        SchedulingQueue.QueuedPod second = queue.pop(0);
+        assertThat(second.pod().getMetadata().getName()).isEqualTo("preemptor");
+        queue.unschedulable(second);
+        assertThat(queue.depths()).as("a change before this cycle began counts for nothing: it waits")
+                .isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+    }
+
+    @Test
     void unschedulablePodsGoBackAfterFiveMinutesAnyway() throws Exception {
         queue.add(pod("p"));
         queue.unschedulable(queue.pop(0));
