@@ -1,21 +1,15 @@
 package io.cybernetes.store.internal;
 
-import io.cybernetes.CybernetesApplication;
-import io.cybernetes.apiserver.ApiServerEndpoints;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,33 +28,20 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatabaseOutageTest {
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private ProxiedServer server;
     private TcpProxy proxy;
-    private ConfigurableApplicationContext server;
+    private HttpClient http;
     private String base;
     private String token;
     private final String ns = "outage-" + System.nanoTime();
 
     @BeforeAll
     void start() throws Exception {
-        Matcher m = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/([^?]+).*").matcher(PostgresTestDatabase.url());
-        assertThat(m.matches()).as("a jdbc:postgresql://host:port/db URL").isTrue();
-        proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
-        server = new SpringApplicationBuilder(CybernetesApplication.class).run(
-                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + m.group(3),
-                "--spring.datasource.username=" + PostgresTestDatabase.user(),
-                "--spring.datasource.password=",
-                "--spring.datasource.hikari.connection-timeout=2000",
-                "--server.port=0",
-                "--cybernetes.apiserver.https-port=0",
-                "--cybernetes.apiserver.https-address=127.0.0.1",
-                "--cybernetes.auth.data-dir=./target/test-data/outage",
-                "--cybernetes.controllers.enabled=false",
-                "--cybernetes.scheduler.enabled=false",
-                "--cybernetes.nodes.count=0",
-                "--spring.main.banner-mode=off");
-        base = "http://127.0.0.1:" + server.getBean(ApiServerEndpoints.class).httpPort();
-        token = Files.readString(Path.of("./target/test-data/outage/pki/admin.token")).trim();
+        server = new ProxiedServer("outage", Duration.ofSeconds(2));
+        proxy = server.proxy;
+        http = server.http;
+        base = server.base;
+        token = server.token;
     }
 
     @AfterAll
@@ -68,16 +49,10 @@ class DatabaseOutageTest {
         if (server != null) {
             server.close();
         }
-        if (proxy != null) {
-            proxy.close();
-        }
     }
 
     private HttpResponse<String> call(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json");
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return server.call(method, path, body);
     }
 
     private static String configMap(String name) {

@@ -1,21 +1,15 @@
 package io.cybernetes.store.internal;
 
-import io.cybernetes.CybernetesApplication;
-import io.cybernetes.apiserver.ApiServerEndpoints;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,32 +37,19 @@ class FaultSuiteTest {
 
     private static final Pattern RV = Pattern.compile("\"resourceVersion\":\"(\\d+)\"");
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private ProxiedServer server;
     private TcpProxy proxy;
-    private ConfigurableApplicationContext server;
+    private HttpClient http;
     private String base;
     private String token;
 
     @BeforeAll
     void start() throws Exception {
-        Matcher m = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/([^?]+).*").matcher(PostgresTestDatabase.url());
-        assertThat(m.matches()).isTrue();
-        proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
-        server = new SpringApplicationBuilder(CybernetesApplication.class).run(
-                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + m.group(3),
-                "--spring.datasource.username=" + PostgresTestDatabase.user(),
-                "--spring.datasource.password=",
-                "--spring.datasource.hikari.connection-timeout=1000",
-                "--server.port=0",
-                "--cybernetes.apiserver.https-port=0",
-                "--cybernetes.apiserver.https-address=127.0.0.1",
-                "--cybernetes.auth.data-dir=./target/test-data/faults",
-                "--cybernetes.controllers.enabled=false",
-                "--cybernetes.scheduler.enabled=false",
-                "--cybernetes.nodes.count=0",
-                "--spring.main.banner-mode=off");
-        base = "http://127.0.0.1:" + server.getBean(ApiServerEndpoints.class).httpPort();
-        token = Files.readString(Path.of("./target/test-data/faults/pki/admin.token")).trim();
+        server = new ProxiedServer("faults", Duration.ofSeconds(1));
+        proxy = server.proxy;
+        http = server.http;
+        base = server.base;
+        token = server.token;
     }
 
     @AfterAll
@@ -76,16 +57,10 @@ class FaultSuiteTest {
         if (server != null) {
             server.close();
         }
-        if (proxy != null) {
-            proxy.close();
-        }
     }
 
     private HttpResponse<String> call(String method, String path, String contentType, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).header("Content-Type", contentType);
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return server.call(method, path, body);
     }
 
     private static long rv(String body) {
