@@ -7,7 +7,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -29,19 +28,11 @@ import static org.awaitility.Awaitility.await;
 class DatabaseOutageTest {
 
     private ProxiedServer server;
-    private TcpProxy proxy;
-    private HttpClient http;
-    private String base;
-    private String token;
     private final String ns = "outage-" + System.nanoTime();
 
     @BeforeAll
     void start() throws Exception {
         server = new ProxiedServer("outage", Duration.ofSeconds(2));
-        proxy = server.proxy;
-        http = server.http;
-        base = server.base;
-        token = server.token;
     }
 
     @AfterAll
@@ -72,13 +63,13 @@ class DatabaseOutageTest {
         assertThat(found.find()).isTrue();
         String rv = found.group(1);
         java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-        HttpRequest watch = HttpRequest.newBuilder(URI.create(base + cms + "?watch=true&resourceVersion=" + rv))
-                .header("Authorization", "Bearer " + token).build();
-        var stream = http.sendAsync(watch, HttpResponse.BodyHandlers.ofLines())
+        HttpRequest watch = HttpRequest.newBuilder(URI.create(server.base + cms + "?watch=true&resourceVersion=" + rv))
+                .header("Authorization", "Bearer " + server.token).build();
+        var stream = server.http.sendAsync(watch, HttpResponse.BodyHandlers.ofLines())
                 .thenAccept(r -> r.body().forEach(events::add));
 
         long cut = System.nanoTime();
-        proxy.cut();
+        server.proxy.cut();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
             HttpResponse<String> ready = call("GET", "/readyz", null);
             assertThat(ready.statusCode()).isEqualTo(500);
@@ -103,7 +94,7 @@ class DatabaseOutageTest {
         assertThat(cachedList.statusCode()).as("the watch cache serves it").isEqualTo(200);
         assertThat(cachedList.body()).contains("\"before\"").doesNotContain("\"during\"");
 
-        proxy.restore();
+        server.proxy.restore();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
                 assertThat(call("GET", "/readyz", null).body()).isEqualTo("ok"));
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -38,18 +37,10 @@ class FaultSuiteTest {
     private static final Pattern RV = Pattern.compile("\"resourceVersion\":\"(\\d+)\"");
 
     private ProxiedServer server;
-    private TcpProxy proxy;
-    private HttpClient http;
-    private String base;
-    private String token;
 
     @BeforeAll
     void start() throws Exception {
         server = new ProxiedServer("faults", Duration.ofSeconds(1));
-        proxy = server.proxy;
-        http = server.http;
-        base = server.base;
-        token = server.token;
     }
 
     @AfterAll
@@ -139,9 +130,10 @@ class FaultSuiteTest {
             long last = from;
             while (!stop.get()) {
                 try {
-                    HttpResponse<java.util.stream.Stream<String>> r = http.send(HttpRequest.newBuilder(URI.create(base
-                                    + cms + "?watch=true&timeoutSeconds=5&resourceVersion=" + last))
-                            .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofLines());
+                    HttpResponse<java.util.stream.Stream<String>> r = server.http.send(HttpRequest.newBuilder(
+                                    URI.create(server.base + cms + "?watch=true&timeoutSeconds=5&resourceVersion=" + last))
+                            .header("Authorization", "Bearer " + server.token).build(),
+                            HttpResponse.BodyHandlers.ofLines());
                     if (r.statusCode() != 200) {
                         Thread.sleep(200);
                         continue;
@@ -234,9 +226,9 @@ class FaultSuiteTest {
         List<List<long[]>> watchers = List.of(watch(cms, from, stopWatching), watch(cms, from, stopWatching));
         Load load = startLoad(ns, cms);
         Thread.sleep(2000);
-        proxy.cut();
+        server.proxy.cut();
         Thread.sleep(20_000);
-        proxy.restore();
+        server.proxy.restore();
         judge("database cut off for 20 s", ns, cms, load, watchers, System.nanoTime());
         stopWatching.set(true);
     }
@@ -251,8 +243,8 @@ class FaultSuiteTest {
         Load load = startLoad(ns, cms);
         for (int i = 0; i < 5; i++) {
             Thread.sleep(700);
-            proxy.cut();
-            proxy.restore();
+            server.proxy.cut();
+            server.proxy.restore();
         }
         judge("connections dropped 5 times", ns, cms, load, watchers, System.nanoTime());
         stopWatching.set(true);

@@ -5,7 +5,6 @@ import io.cybernetes.apiserver.internal.registry.KindDefinition;
 import io.cybernetes.apiserver.internal.registry.KindDefinitions;
 import io.cybernetes.apiserver.internal.fieldmanager.Apply;
 import io.cybernetes.apiserver.internal.fieldmanager.FieldType;
-import io.cybernetes.apiserver.internal.fieldmanager.ManagedFields;
 import io.cybernetes.apiserver.internal.registry.KindSchema;
 import io.cybernetes.apiserver.internal.registry.KindStrategy;
 import io.cybernetes.apiserver.internal.registry.MetaValidation;
@@ -19,7 +18,6 @@ import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.security.SecureRandom;
@@ -113,7 +111,7 @@ public final class ResourceService {
     // ---- create
 
     public Outcome create(ResourceType type, String namespace, ObjectNode body, WriteOptions opts) {
-        checkFieldManager(opts, "CreateOptions");
+        FieldManagement.checkFieldManager(opts, "CreateOptions");
         return createDecoded(type, namespace, body, opts, decode(type, body, opts));
     }
 
@@ -150,7 +148,7 @@ public final class ResourceService {
             }
             validateCreate(type, body, strategy);
             admission.validate(type, null, namespace, body, null, opts);
-            manageFields(type, null, body, null, opts);
+            FieldManagement.record(type, definitions.of(type).schema().fieldType(), null, body, null, opts);
             String name = Json.text(meta, "name");
             if (opts.dryRun()) {
                 if (store.get(type.key(namespace, name)).isPresent()) {
@@ -315,7 +313,7 @@ public final class ResourceService {
             ObjectNode updated = transform.apply(old.deepCopy());
             // managedFields are the server's to keep, whatever a client sent back (an apply has set them)
             if (opts.appliedConfig() == null) {
-                keepManagedFields(old, updated);
+                FieldManagement.keepManagedFields(old, updated);
             }
             admission.mutate(type, subresource, namespace, updated, old, opts);
             definitions.of(type).schema().afterMutation(updated);
@@ -324,7 +322,8 @@ public final class ResourceService {
                 return Outcome.ok(old, List.of());
             }
             if (opts.appliedConfig() == null) {
-                manageFields(type, old, updated, subresource, opts);
+                FieldManagement.record(type, definitions.of(type).schema().fieldType(), old, updated, subresource,
+                        opts);
             }
             admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
@@ -376,91 +375,6 @@ public final class ResourceService {
             }
         }
         throw ApiException.conflict(type, name, "too many concurrent updates; please try again");
-    }
-
-    /** A fieldManager longer than Kubernetes allows is refused as it refuses it (422 on the options). */
-    static void checkFieldManager(WriteOptions opts, String optionsKind) {
-        String m = opts.fieldManager();
-        if (m != null && m.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > ManagedFields.MAX_MANAGER_LENGTH) {
-            throw ApiException.invalid("meta.k8s.io", optionsKind, "", List.of(ApiException.cause("fieldManager",
-                    "FieldValueTooLong", "Too long: may not be more than " + ManagedFields.MAX_MANAGER_LENGTH
-                            + " bytes")));
-        }
-    }
-
-    /** Records the write in metadata.managedFields: who owns which fields now. */
-    private void manageFields(ResourceType type, ObjectNode old, ObjectNode updated, String subresource,
-                              WriteOptions opts) {
-        FieldType fields = definitions.of(type).schema().fieldType();
-        if (opts.appliedConfig() != null) {
-            // created by an apply: the applier owns what it applied
-            Apply.Result r = Apply.apply(null, opts.appliedConfig(), fields, applier(type, null, opts, updated));
-            Json.child(updated, "metadata").set("managedFields", r.managedFields());
-            return;
-        }
-        String manager = opts.manager() == null ? "unknown" : opts.manager();
-        ArrayNode entries = ManagedFields.update(old, updated, fields, manager,
-                subresource, now(), resetFields(type, subresource, updated));
-        ObjectNode meta = Json.child(updated, "metadata");
-        if (entries.isEmpty()) {
-            meta.remove("managedFields");
-        } else {
-            meta.set("managedFields", entries);
-        }
-    }
-
-    /**
-     * The top-level fields a write through the endpoint may not set, which its writer never
-     * comes to own (Kubernetes' reset fields): status through the main resource and /scale,
-     * all but status through /status.
-     */
-    private static java.util.Set<String> resetFields(ResourceType type, String subresource, ObjectNode... objs) {
-        java.util.Set<String> reset = new java.util.HashSet<>();
-        if ("status".equals(subresource)) {
-            for (ObjectNode obj : objs) {
-                obj.properties().forEach(e -> reset.add(e.getKey()));
-            }
-            reset.remove("status");
-        } else if (type.hasSubresource("status")) {
-            reset.add("status");
-        }
-        return reset;
-    }
-
-    private Apply.Applier applier(ResourceType type, String subresource, WriteOptions opts, ObjectNode... objs) {
-        return new Apply.Applier(opts.fieldManager(), subresource, resetFields(type, subresource, objs),
-                opts.force(), now());
-    }
-
-    /**
-     * The managedFields an update starts from: the live object's, unless the client sent
-     * others (kubectl moving client-side apply's fields to server-side apply does), which
-     * are taken as sent, as Kubernetes takes them; {@code [{}]} clears them. An empty or
-     * absent list keeps the live ones.
-     */
-    private static void keepManagedFields(ObjectNode old, ObjectNode updated) {
-        JsonNode kept = old.path("metadata").get("managedFields");
-        ObjectNode meta = Json.child(updated, "metadata");
-        JsonNode sent = meta.get("managedFields");
-        if (sent != null && sent.isArray() && !sent.isEmpty() && !sent.equals(kept)) {
-            ArrayNode entries = Json.MAPPER.createArrayNode();
-            sent.forEach(e -> {
-                if (e.hasNonNull("manager")) {
-                    entries.add(e);
-                }
-            });
-            if (entries.isEmpty()) {
-                meta.remove("managedFields");
-            } else {
-                meta.set("managedFields", entries);
-            }
-            return;
-        }
-        if (kept == null) {
-            meta.remove("managedFields");
-        } else {
-            meta.set("managedFields", kept.deepCopy());
-        }
     }
 
     /** Restores what the server owns, bumps the generation, and validates. */
@@ -532,7 +446,7 @@ public final class ResourceService {
     /** PUT of the main resource or its status subresource. */
     public Outcome update(ResourceType type, String namespace, String name, String subresource, ObjectNode body,
                    WriteOptions opts) {
-        checkFieldManager(opts, "UpdateOptions");
+        FieldManagement.checkFieldManager(opts, "UpdateOptions");
         List<String> warnings = decode(type, body, opts);
         ObjectNode meta = Json.child(body, "metadata");
         String bodyName = Json.text(meta, "name");
@@ -578,7 +492,7 @@ public final class ResourceService {
 
     public Outcome patch(ResourceType type, String namespace, String name, String subresource, PatchType patchType,
                   byte[] body, WriteOptions opts) {
-        checkFieldManager(opts, "PatchOptions");
+        FieldManagement.checkFieldManager(opts, "PatchOptions");
         if (patchType == PatchType.STRATEGIC && !definitions.of(type).schema().strategicMerge()) {
             throw ApiException.unsupportedMediaType(List.of("application/json-patch+json",
                     "application/merge-patch+json", "application/apply-patch+yaml"));
@@ -590,7 +504,7 @@ public final class ResourceService {
             expected = rv == null || rv.isEmpty() ? 0 : parseRevision(rv);
         }
         if (patchType == PatchType.APPLY) {
-            List<String> repeated = repeatedKeys(body, opts);
+            List<String> repeated = FieldManagement.repeatedKeys(body, opts);
             Outcome applied = apply(type, namespace, name, subresource, (ObjectNode) patch, opts);
             if (repeated.isEmpty()) {
                 return applied;
@@ -621,7 +535,7 @@ public final class ResourceService {
      */
     private Outcome apply(ResourceType type, String namespace, String name, String subresource, ObjectNode config,
                           WriteOptions opts) {
-        requireApplyManager(opts);
+        FieldManagement.requireApplyManager(opts);
         List<String> warnings = decode(type, config, opts);
         String configName = Json.text(config, "metadata.name");
         if (configName != null && !configName.isEmpty() && !configName.equals(name)) {
@@ -636,49 +550,19 @@ public final class ResourceService {
     }
 
     /**
-     * Keys an applied configuration repeats, as Kubernetes checks them in the YAML itself:
-     * refused under fieldValidation=Strict, warnings under Warn (its words).
-     */
-    private static List<String> repeatedKeys(byte[] body, WriteOptions opts) {
-        if (opts.fieldValidation() == io.cybernetes.apiserver.internal.registry.StrictDecoder.FieldValidation.IGNORE) {
-            return List.of();
-        }
-        List<String> repeated = Json.repeatedYamlKeys(body);
-        if (repeated.isEmpty()) {
-            return List.of();
-        }
-        String problem = "error converting YAML to JSON: yaml: unmarshal errors:\n  " + String.join("\n  ", repeated);
-        if (opts.fieldValidation() == io.cybernetes.apiserver.internal.registry.StrictDecoder.FieldValidation.STRICT) {
-            throw ApiException.badRequest("error strict decoding YAML: " + problem);
-        }
-        return List.of(problem);
-    }
-
-    /** Apply needs a manager to own what it applies (422 on the options without one, as Kubernetes answers). */
-    private static void requireApplyManager(WriteOptions opts) {
-        if (opts.fieldManager() == null || opts.fieldManager().isEmpty()) {
-            throw ApiException.invalid("meta.k8s.io", "PatchOptions", "", List.of(ApiException.cause("fieldManager",
-                    "FieldValueRequired", "Required value: is required for apply patch")));
-        }
-    }
-
-    /**
      * Applies a decoded configuration, in the kind's own shape, to the live object through
      * the endpoint named ({@code scale} hands in the replicas it was given at the kind's path).
      */
     public Outcome applyToLive(ResourceType type, String namespace, String name, String subresource,
                                ObjectNode config, WriteOptions opts) {
-        requireApplyManager(opts);
+        FieldManagement.requireApplyManager(opts);
         FieldType fields = definitions.of(type).schema().fieldType();
         WriteOptions applying = opts.applying(config);
         return guaranteedUpdate(type, namespace, name, subresource, 0, applying, old -> {
-            Apply.Result r = Apply.apply(old, config, fields, applier(type, subresource, opts, old, config));
+            Apply.Result r = Apply.apply(old, config, fields, FieldManagement.applier(type, subresource, opts, old,
+                    config));
             ObjectNode written = mergeForSubresource(type, subresource, old, r.object());
-            if (r.managedFields().isEmpty()) {
-                Json.child(written, "metadata").remove("managedFields");
-            } else {
-                Json.child(written, "metadata").set("managedFields", r.managedFields());
-            }
+            FieldManagement.setManagedFields(written, r.managedFields());
             return written;
         });
     }
