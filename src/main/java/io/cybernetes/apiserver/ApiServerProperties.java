@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param maxRequestsInFlight   requests served at once (watches aside); more get 429 with Retry-After; 0 = no limit
  * @param watchFlushInterval    the longest a busy watch rests between flushes (0.1 ms per open watch, up to this)
  * @param requestTimeout        the longest a request body may take to arrive (kube-apiserver's --request-timeout)
+ * @param maxRequestHeaderBytes the most a request's line and headers may take; larger ones are refused with 431.
+ *                              The container keeps a buffer this large for every open request (a watch included)
  */
 @ConfigurationProperties("cybernetes.apiserver")
 public record ApiServerProperties(
@@ -26,5 +28,6 @@ public record ApiServerProperties(
         @DefaultValue("30m") Duration watchMaxTimeout,
         @DefaultValue("10s") Duration watchBookmarkInterval,
         @DefaultValue("50ms") Duration watchFlushInterval,
-        @DefaultValue("60s") Duration requestTimeout) {
+        @DefaultValue("60s") Duration requestTimeout,
+        @DefaultValue("65536") int maxRequestHeaderBytes) {
 }

@@ -182,10 +182,17 @@ class MalformedRequestsTest extends ApiTestSupport {
     }
 
     @Test
-    void headersOfUpToAMebibyteAreServedAndWhatTheContainerRefusesIsAStatus() throws Exception {
+    void headersUpToTheLimitAreServedLargerOnesAndWhatTheContainerRefusesAreAStatus() throws Exception {
         Response big = callWithHeaders(token(), "GET", CM, null, null, "application/json",
-                "X-Big", "x".repeat(200 * 1024));
+                "X-Big", "x".repeat(60 * 1024));
         assertThat(big.code()).isEqualTo(200);
+        try (Socket s = new Socket("127.0.0.1", endpoints.httpPort())) {
+            s.getOutputStream().write(("GET /api/v1 HTTP/1.1\r\nHost: x\r\nX-Big: " + "x".repeat(70 * 1024)
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 431").contains("Content-Type: application/json")
+                    .contains("\"kind\":\"Status\"", "\"code\":431").doesNotContain("<html");
+        }
         try (Socket s = new Socket("127.0.0.1", endpoints.httpPort())) {
             s.getOutputStream().write("GET /api/v1 HTTP/1.1\r\nHost: x\r\nthis line is no header\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));

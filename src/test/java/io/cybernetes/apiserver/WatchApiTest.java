@@ -39,8 +39,9 @@ class WatchApiTest extends ApiTestSupport {
             for (int i = 0; i < 300; i++) {
                 java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
                 s.setSoTimeout(20_000);
-                s.getOutputStream().write(("GET " + base + "?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\n"
-                        + "Host: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
+                // a timeout, so that the server ends them soon after: it cannot tell a client hung up on a quiet watch
+                s.getOutputStream().write(("GET " + base + "?watch=true&timeoutSeconds=90&resourceVersion=" + rv
+                        + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
                         .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 sockets.add(s);
             }

@@ -31,21 +31,21 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         this.maxThreads = maxThreads;
     }
 
-    /** The most request headers may take, as kube-apiserver's (Go's) 1 MiB. */
-    static final int MAX_HEADER_BYTES = 1 << 20;
-
     /**
      * What both ports share. Request bodies are read without blocking
      * ({@link RequestBodyFilter}); the container must not read one in blocking mode behind
      * the application's back: no form parameters parsed from a body, and the unread body of
      * a refused request never drained ("swallowed") by a request thread: that connection
-     * is closed instead. Headers may take up to 1 MiB in all, as in kube-apiserver.
+     * is closed instead. Headers may take what {@code max-request-header-bytes} allows:
+     * the container holds a buffer that large for each open request, where Go's server
+     * (kube-apiserver's limit is 1 MiB) grows one as the headers come, so the limit is
+     * lower by default and raised only where such headers are sent.
      */
-    private static void servingPolicy(Connector connector) {
+    private void servingPolicy(Connector connector) {
         connector.setParseBodyMethods("");
         connector.setProperty("maxSwallowSize", "0");
         if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http) {
-            http.setMaxHttpRequestHeaderSize(MAX_HEADER_BYTES);
+            http.setMaxHttpRequestHeaderSize(props.maxRequestHeaderBytes());
             http.setMaxHeaderCount(-1);
         }
     }
@@ -53,8 +53,9 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
         factory.setProtocol(ReasonPhraseProtocol.class.getName());
-        factory.addConnectorCustomizers(HttpsConnector::servingPolicy);
-        factory.addContextCustomizers(context -> context.getParent().getPipeline().addValve(new StatusErrorValve()));
+        factory.addConnectorCustomizers(this::servingPolicy);
+        factory.addContextCustomizers(context -> context.getParent().getPipeline().addValve(
+                new StatusErrorValve(props.maxRequestHeaderBytes())));
         Connector https = new Connector(ReasonPhraseProtocol.class.getName());
         servingPolicy(https);
         https.setScheme("https");

@@ -4,6 +4,7 @@ import io.cybernetes.api.ApiException;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.apache.tomcat.util.res.StringManager;
 
 import java.io.IOException;
 
@@ -14,13 +15,31 @@ import java.io.IOException;
  */
 final class StatusErrorValve extends ErrorReportValve {
 
+    /** What the container's HTTP/1.1 parser says of headers over the limit (it answers them 400). */
+    private static final String HEADERS_TOO_LARGE = StringManager.getManager("org.apache.coyote.http11")
+            .getString("iib.requestheadertoolarge.error");
+
+    private final int maxHeaderBytes;
+
+    StatusErrorValve(int maxHeaderBytes) {
+        this.maxHeaderBytes = maxHeaderBytes;
+    }
+
     @Override
     protected void report(Request request, Response response, Throwable throwable) {
         int code = response.getStatus();
         if (code < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
             return;
         }
-        ApiException e = ErrorStatus.of(code, null);
+        ApiException e;
+        if (code == 400 && throwable != null && HEADERS_TOO_LARGE.equals(throwable.getMessage())) {
+            // as Go's server (kube-apiserver's) answers them
+            response.setStatus(431);
+            e = ErrorStatus.of(431, "the request's headers are larger than the server's limit of " + maxHeaderBytes
+                    + " bytes");
+        } else {
+            e = ErrorStatus.of(code, null);
+        }
         try {
             response.setContentType("application/json");
             response.getOutputStream().write(e.toBytes());
