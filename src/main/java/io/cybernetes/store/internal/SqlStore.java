@@ -353,13 +353,21 @@ public final class SqlStore implements Store, AutoCloseable {
         }
     }
 
+    /**
+     * Applies what the log holds after the cache's revision. The log's entry at that
+     * revision is read with it and must be the one the cache applied: after a failover to a
+     * database that lacks acknowledged writes (asynchronous replication, a restore from a
+     * backup) the revisions are handed out again for other writes, and a cache that went on
+     * would skip them. Then the cache is reloaded, its watches ended so that clients relist.
+     */
     private void catchUp() {
         while (true) {
+            long head = cache.revision();
             List<WatchEvent> events = new ArrayList<>();
             try (Connection c = dataSource.getConnection();
                  PreparedStatement ps = c.prepareStatement("SELECT revision, obj_key, event_type, obj_value FROM kv_log"
-                         + " WHERE revision > ? ORDER BY revision LIMIT 1000")) {
-                ps.setLong(1, cache.revision());
+                         + " WHERE revision >= ? ORDER BY revision LIMIT 1001")) {
+                ps.setLong(1, head);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String json = rs.getString(4);
@@ -369,6 +377,15 @@ public final class SqlStore implements Store, AutoCloseable {
                 }
             } catch (SQLException e) {
                 throw unavailable("", e);
+            }
+            WatchEvent applied = cache.headEvent();
+            WatchEvent logged = !events.isEmpty() && events.get(0).revision() == head ? events.remove(0) : null;
+            if (applied != null && !sameEntry(applied, logged)) {
+                log.warn("the database's revision log does not hold revision {} as this replica applied it (the"
+                        + " database lost acknowledged writes: a failover to a standby that lacked them, or a"
+                        + " restore); reloading, and ending every watch so that clients list again", head);
+                resync();
+                return;
             }
             if (events.isEmpty()) {
                 return;
@@ -383,6 +400,11 @@ public final class SqlStore implements Store, AutoCloseable {
                 return;
             }
         }
+    }
+
+    private static boolean sameEntry(WatchEvent applied, WatchEvent logged) {
+        return logged != null && applied.key().equals(logged.key()) && applied.type() == logged.type()
+                && applied.jsonText().equals(logged.jsonText());
     }
 
     /** Loads a consistent snapshot of all current objects and the revision it was read at. */

@@ -91,6 +91,17 @@ final class WatchCache {
         return revision;
     }
 
+    /** The event of the cache's revision, or null when it was not applied as an event (a reload's snapshot). */
+    WatchEvent headEvent() {
+        lock.lock();
+        try {
+            WatchEvent last = ring.peekLast();
+            return last != null && last.revision() == revision ? last : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     long oldestRevision() {
         return oldest;
     }

@@ -32,7 +32,7 @@ class DatabaseOutageTest {
 
     @BeforeAll
     void start() throws Exception {
-        server = new ProxiedServer("outage", Duration.ofSeconds(2));
+        server = ProxiedServer.start("outage", Duration.ofSeconds(2));
     }
 
     @AfterAll

@@ -1,66 +1,36 @@
 package io.cybernetes.store.internal;
 
-import io.cybernetes.CybernetesApplication;
-import io.cybernetes.apiserver.ApiServerEndpoints;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/**
- * A server (the API alone: no controllers, scheduler or nodes) on the test PostgreSQL through a
- * {@link TcpProxy}, for outages on demand, and an admin's HTTP calls to it.
- */
-final class ProxiedServer implements AutoCloseable {
+/** A server (the API alone) on the test PostgreSQL through a {@link TcpProxy}, for outages on demand. */
+final class ProxiedServer extends ApiOnlyServer {
 
     final TcpProxy proxy;
-    final String base;
-    final String token;
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final ConfigurableApplicationContext server;
 
-    ProxiedServer(String name, Duration connectionTimeout) throws Exception {
+    private ProxiedServer(String name, TcpProxy proxy, String database, Duration connectionTimeout) {
+        super(name, "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database, connectionTimeout);
+        this.proxy = proxy;
+    }
+
+    static ProxiedServer start(String name, Duration connectionTimeout) throws Exception {
         Matcher m = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/([^?]+).*").matcher(PostgresTestDatabase.url());
         if (!m.matches()) {
             throw new IllegalArgumentException("not a jdbc:postgresql://host:port/db URL: " + PostgresTestDatabase.url());
         }
-        proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
-        String dataDir = "./target/test-data/" + name;
-        server = new SpringApplicationBuilder(CybernetesApplication.class).run(
-                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + m.group(3),
-                "--spring.datasource.username=" + PostgresTestDatabase.user(),
-                "--spring.datasource.password=",
-                "--spring.datasource.hikari.connection-timeout=" + connectionTimeout.toMillis(),
-                "--server.port=0",
-                "--cybernetes.apiserver.https-port=0",
-                "--cybernetes.apiserver.https-address=127.0.0.1",
-                "--cybernetes.auth.data-dir=" + dataDir,
-                "--cybernetes.controllers.enabled=false",
-                "--cybernetes.scheduler.enabled=false",
-                "--cybernetes.nodes.count=0",
-                "--spring.main.banner-mode=off");
-        base = "http://127.0.0.1:" + server.getBean(ApiServerEndpoints.class).httpPort();
-        token = Files.readString(Path.of(dataDir, "pki", "admin.token")).trim();
-    }
-
-    HttpResponse<String> call(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json");
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        TcpProxy proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+        try {
+            return new ProxiedServer(name, proxy, m.group(3), connectionTimeout);
+        } catch (RuntimeException e) {
+            proxy.close();
+            throw e;
+        }
     }
 
     @Override
     public void close() {
-        server.close();
+        super.close();
         proxy.close();
     }
 }

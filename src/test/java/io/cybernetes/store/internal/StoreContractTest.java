@@ -317,6 +317,41 @@ abstract class StoreContractTest {
         }
     }
 
+    @Test
+    void aDatabaseThatLostAnAcknowledgedWriteIsNotBelievedItReloadsTheCacheAndEndsWatches() throws Exception {
+        SqlStore follower = new SqlStore(dataSource, new StoreProperties(16, Duration.ofHours(1), 1000,
+                Duration.ofHours(1), 1000, 100, Duration.ofMillis(50)), logRepository);
+        try {
+            long lost = store.create(prefix + "lost", obj("lost", "v")).modRevision();
+            awaitCache(follower, lost);
+            Watch w = follower.watch(prefix, lost);
+            // what a failover to a standby that lacked the write does: the log, the object and the counter go back
+            JdbcTemplate db = new JdbcTemplate(dataSource);
+            db.update("DELETE FROM kv_log WHERE revision = ?", lost);
+            db.update("DELETE FROM kv_current WHERE obj_key = ?", prefix + "lost");
+            db.update("UPDATE revision_counter SET revision = ? WHERE id = 1", lost - 1);
+            long again = store.create(prefix + "other", obj("other", "v")).modRevision();
+            assertThat(again).as("the database hands the revision out again").isEqualTo(lost);
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!w.isEnded() && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(w.isEnded()).as("watches end, so that their clients list again").isTrue();
+            w.close();
+            for (SqlStore s : List.of(follower, store)) {
+                ListRequest all = new ListRequest(prefix, ListRequest.Match.ANY, 0, null, null, 0);
+                while (!s.list(all).items().stream().map(StoredObject::key).toList().equals(List.of(prefix + "other"))
+                        && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(s.list(all).items()).as("the cache holds what the database holds")
+                        .extracting(StoredObject::key).containsExactly(prefix + "other");
+            }
+        } finally {
+            follower.close();
+        }
+    }
+
     static void awaitCache(SqlStore s, long revision) throws InterruptedException {
         for (int i = 0; i < 500 && s.cachedRevision() < revision; i++) {
             Thread.sleep(10);
