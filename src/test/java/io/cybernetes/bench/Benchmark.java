@@ -99,6 +99,10 @@ public final class Benchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        if ("failover".equals(System.getProperty("bench.only"))) {
+            io.cybernetes.store.internal.FailoverBenchmark.run();
+            System.exit(0);
+        }
         String db = System.getProperty("bench.db", args.length > 0 ? args[0] : "h2");
         Path data = Path.of("target", "bench", db + "-" + System.currentTimeMillis()).toAbsolutePath();
         List<String> props = new ArrayList<>(List.of("--server.port=0", "--cybernetes.apiserver.https-port=0",

@@ -64,7 +64,7 @@ final class ControllerBenchmark {
         Thread sampler = new Thread(this::sampleHeap, "heap-sampler");
         sampler.setDaemon(true);
         sampler.start();
-        try (FakeKubelet kubelet = new FakeKubelet(admin, NS, nodes, Duration.ZERO, Duration.ofSeconds(10), 16)) {
+        try (FakeKubelet kubelet = new FakeKubelet(admin, NS, nodes, Duration.ZERO, Duration.ofSeconds(10), 16, Map.of())) {
             System.out.printf(Locale.ROOT, "  %,d nodes registered with leases in %.1f s%n", nodeCount, secs(t));
             SharedInformerFactory informers = new SharedInformerFactory(admin, Duration.ofHours(1));
             informers.informerFor(Pod.class).addEventHandler(tracker());

@@ -50,16 +50,22 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
     private final Controller controller;
     private final Thread heartbeats;
     private final Duration heartbeat;
+    private final Map<String, String> labels;
     private final SharedInformer<Node> nodeInformer;
     private volatile boolean running = true;
 
     public FakeKubelet(ApiClient client, String namespace, List<String> nodes, Duration readyAfter) {
-        this(client, namespace, nodes, readyAfter, Duration.ofSeconds(1), 4);
+        this(client, namespace, nodes, readyAfter, Duration.ofSeconds(1), 4, Map.of());
     }
 
-    /** With the lease renewal period (a kubelet's is 10 s) and how many pods are handled at once. */
+    /**
+     * With the lease renewal period (a kubelet's is 10 s), how many pods are handled at once,
+     * and labels for the nodes (a zone of their own keeps the health of other tests' nodes out
+     * of the node lifecycle controller's judgement of theirs).
+     */
     public FakeKubelet(ApiClient client, String namespace, List<String> nodes, Duration readyAfter, Duration heartbeat,
-                       int workers) {
+                       int workers, Map<String, String> labels) {
+        this.labels = Map.copyOf(labels);
         this.client = client;
         this.heartbeat = heartbeat;
         this.namespace = namespace;
@@ -98,8 +104,8 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
     }
 
     private void register(String node) {
-        Node n = new NodeBuilder().withNewMetadata().withName(node).addToLabels("kubernetes.io/hostname", node)
-                .endMetadata().build();
+        Node n = new NodeBuilder().withNewMetadata().withName(node).addToLabels(labels)
+                .addToLabels("kubernetes.io/hostname", node).endMetadata().build();
         try {
             client.create(n);
         } catch (ApiException e) {

@@ -154,22 +154,38 @@ public final class PatroniCluster implements AutoCloseable {
         nodes[node].patroni = start(nodes[node].name, List.of("patroni", nodes[node].config().toString()));
     }
 
-    /** The loss of the node's host: its Patroni and its PostgreSQL are killed at once, with no chance to clean up. */
-    public void kill(int node) throws Exception {
+    /**
+     * The loss of the node's host: its Patroni and its PostgreSQL are killed at once, with no
+     * chance to clean up. Returns the {@link System#nanoTime} the signals went out at (waiting
+     * for the processes to be gone comes after).
+     */
+    public long kill(int node) {
         Node n = nodes[node];
         Path pid = n.data().resolve("postmaster.pid");
-        // PostgreSQL's postmaster is no child of Patroni's once started: it is found by its pid file
-        long postmaster = Files.exists(pid) ? Long.parseLong(Files.readAllLines(pid).get(0).trim()) : -1;
-        killTree(n.patroni);
-        ProcessHandle.of(postmaster).ifPresent(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> all = new ArrayList<>(n.patroni.descendants().toList());
+        all.add(n.patroni.toHandle());
+        try {
+            // PostgreSQL's postmaster is no child of Patroni's once started: it is found by its pid file
+            ProcessHandle.of(Long.parseLong(Files.readAllLines(pid).get(0).trim())).ifPresent(all::add);
+        } catch (IOException | RuntimeException noPostmaster) {
+            // not running
+        }
+        all.forEach(ProcessHandle::destroyForcibly);
+        long at = System.nanoTime();
+        awaitGone(all);
+        return at;
     }
 
     /** SIGKILL to a process started here and all it started (as root, the program is runuser's child). */
-    private static void killTree(Process p) throws InterruptedException {
+    private static void killTree(Process p) {
         List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
         all.add(p.toHandle());
         all.forEach(ProcessHandle::destroyForcibly);
-        for (ProcessHandle h : all) {
+        awaitGone(all);
+    }
+
+    private static void awaitGone(List<ProcessHandle> processes) {
+        for (ProcessHandle h : processes) {
             h.onExit().completeOnTimeout(h, 10, TimeUnit.SECONDS).join();
         }
     }

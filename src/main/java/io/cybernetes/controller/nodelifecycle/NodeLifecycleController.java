@@ -41,9 +41,14 @@ import java.util.function.Consumer;
  * the {@code node.kubernetes.io/not-ready} taints. Pods that do not tolerate the NoExecute
  * taint are evicted at once, those that tolerate it for a while when their
  * tolerationSeconds have passed since the taint appeared. A node whose lease moves again,
- * or that reports Ready again, loses the taints (its agent reports Ready itself).
+ * or that reports Ready again, loses the taints (its agent reports Ready itself). The
+ * zones' health ({@link ZoneStates}) decides whether nodes are tainted NoExecute and their
+ * pods evicted at all: not while every node is not ready, as after the API itself was down.
+ * A node first seen gets a whole grace period, so a restarted controller waits too.
  */
 public final class NodeLifecycleController implements Reconciler {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeLifecycleController.class);
 
     public static final String NAME = "node-lifecycle";
     public static final String UNREACHABLE = "node.kubernetes.io/unreachable";
@@ -59,8 +64,14 @@ public final class NodeLifecycleController implements Reconciler {
     private final Duration grace;
     private final Clock clock;
     private final Map<String, Observed> observed = new ConcurrentHashMap<>();
+    /** How often the zones' states are judged again at most (Kubernetes: its node monitor period). */
+    static final Duration ZONE_INTERVAL = Duration.ofSeconds(1);
+    private ZoneStates zones;
+    private Instant zonesAt;
+    private boolean fullDisruption;
 
-    private record Observed(String renewTime, Instant at) {
+    /** A node's lease as last seen: since when, and whether it was seen to move then (not just first seen). */
+    private record Observed(String renewTime, Instant at, boolean moved) {
     }
 
     public NodeLifecycleController(ApiClient client, Indexer<Node> nodes, Indexer<Lease> leases, Indexer<Pod> pods,
@@ -88,43 +99,105 @@ public final class NodeLifecycleController implements Reconciler {
             return Result.DONE;
         }
         Instant now = clock.instant();
-        Instant lastSeen = heartbeat(name, now);
-        boolean late = Duration.between(lastSeen, now).compareTo(grace) > 0;
-        Taint unreachable = noExecuteTaint(node, UNREACHABLE);
-        if (late && unreachable == null) {
-            markUnreachable(node, now);
-            return Result.after(Duration.ofSeconds(1));
+        boolean paused = zones(now).evictionsPaused(ZoneStates.zoneOf(node));
+        if (late(name, now)) {
+            return unreachable(node, paused, now);
         }
-        if (!late && unreachable != null) {
+        boolean marked = taint(node, UNREACHABLE, "NoExecute") != null || taint(node, UNREACHABLE, "NoSchedule") != null;
+        if (marked && !observed.get(name).moved()) {
+            // not late only because its grace began anew (this controller started, or a full disruption ended)
+            return Result.after(grace.minus(Duration.between(observed.get(name).at(), now)).plusMillis(100));
+        }
+        if (marked) {
             changeTaints(node, taints -> taints.removeIf(t -> UNREACHABLE.equals(t.getKey())));
             events.normal(node, "NodeReady", "Node " + name + " status is now: NodeReady");
             return Result.after(Duration.ofSeconds(1));
         }
-        Taint notReady = noExecuteTaint(node, NOT_READY);
-        if (!late) {
-            boolean reportsNotReady = "False".equals(readyStatus(node));
-            if (reportsNotReady && notReady == null) {
+        Taint notReady = taint(node, NOT_READY, "NoExecute");
+        boolean tainted = notReady != null || taint(node, NOT_READY, "NoSchedule") != null;
+        if ("False".equals(readyStatus(node))) {
+            if (!tainted) {
                 changeTaints(node, taints -> {
-                    taints.removeIf(t -> NOT_READY.equals(t.getKey()));
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
-                    taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoExecute")
-                            .withTimeAdded(seconds(now)).build());
+                    if (!paused) {
+                        taints.add(noExecute(NOT_READY, now));
+                    }
                 });
                 events.normal(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
                 return Result.after(Duration.ofSeconds(1));
             }
-            if (!reportsNotReady && notReady != null) {
-                changeTaints(node, taints -> taints.removeIf(t -> NOT_READY.equals(t.getKey())));
-                events.normal(node, "NodeReady", "Node " + name + " status is now: NodeReady");
-                return Result.after(Duration.ofSeconds(1));
-            }
+            return noExecuteAsZoneAllows(node, NOT_READY, notReady, paused, now);
         }
-        Taint active = unreachable != null ? unreachable : notReady;
-        if (active != null) {
-            return evict(name, active, now);
+        if (tainted) {
+            changeTaints(node, taints -> taints.removeIf(t -> NOT_READY.equals(t.getKey())));
+            events.normal(node, "NodeReady", "Node " + name + " status is now: NodeReady");
+            return Result.after(Duration.ofSeconds(1));
         }
-        Duration untilLate = grace.minus(Duration.between(lastSeen, now)).plusMillis(100);
+        Duration untilLate = grace.minus(Duration.between(observed.get(name).at(), now)).plusMillis(100);
         return Result.after(untilLate.isNegative() ? Duration.ofSeconds(1) : untilLate);
+    }
+
+    /** A node whose heartbeats stopped: Ready Unknown and unreachable taints, then evictions as its zone allows. */
+    private Result unreachable(Node node, boolean paused, Instant now) {
+        if (taint(node, UNREACHABLE, "NoSchedule") == null) {
+            markUnreachable(node, paused, now);
+            return Result.after(Duration.ofSeconds(1));
+        }
+        return noExecuteAsZoneAllows(node, UNREACHABLE, taint(node, UNREACHABLE, "NoExecute"), paused, now);
+    }
+
+    /**
+     * The NoExecute taint with the key while evictions are paused in the node's zone goes
+     * (Kubernetes takes them off every node when it enters full disruption), and comes
+     * (anew, its time counting from now) once they are not; pods are evicted under it.
+     */
+    private Result noExecuteAsZoneAllows(Node node, String key, Taint noExecute, boolean paused, Instant now) {
+        if (paused) {
+            if (noExecute != null) {
+                changeTaints(node, taints -> taints.removeIf(t -> key.equals(t.getKey())
+                        && "NoExecute".equals(t.getEffect())));
+            }
+            return Result.after(Duration.ofSeconds(5));
+        }
+        if (noExecute == null) {
+            changeTaints(node, taints -> taints.add(noExecute(key, now)));
+            return Result.after(Duration.ofSeconds(1));
+        }
+        return evict(node.getMetadata().getName(), noExecute, now);
+    }
+
+    private static Taint noExecute(String key, Instant now) {
+        return new TaintBuilder().withKey(key).withEffect("NoExecute").withTimeAdded(seconds(now)).build();
+    }
+
+    /** Whether the node's lease has not changed for the grace period, by this controller's clock. */
+    private boolean late(String node, Instant now) {
+        return Duration.between(heartbeat(node, now), now).compareTo(grace) > 0;
+    }
+
+    /**
+     * The zones' states, judged again at most every {@link #ZONE_INTERVAL} from every node's
+     * heartbeat and Ready condition. Leaving full disruption gives every node a new grace
+     * period from now, as Kubernetes does: their heartbeats could not arrive before.
+     */
+    private synchronized ZoneStates zones(Instant now) {
+        if (zones != null && !now.isBefore(zonesAt) && Duration.between(zonesAt, now).compareTo(ZONE_INTERVAL) < 0) {
+            return zones;
+        }
+        ZoneStates z = ZoneStates.of(nodes.list(), n -> !late(n.getMetadata().getName(), now)
+                && "True".equals(readyStatus(n)));
+        boolean full = z.allFullyDisrupted();
+        if (full && !fullDisruption) {
+            log.warn("no node is ready: full disruption, most likely the control plane's own (heartbeats that could"
+                    + " not arrive); nodes are not tainted for eviction and no pod is evicted until one is ready again");
+        } else if (!full && fullDisruption) {
+            log.info("a node is ready again: full disruption is over, every node has a new grace period of {}", grace);
+            observed.replaceAll((n, o) -> new Observed(o.renewTime(), now, false));
+        }
+        fullDisruption = full;
+        zones = z;
+        zonesAt = now;
+        return z;
     }
 
     /** A taint's timeAdded as Kubernetes writes it: RFC 3339 in whole seconds. */
@@ -146,13 +219,13 @@ public final class NodeLifecycleController implements Reconciler {
                 .map(l -> l.getSpec() == null ? "" : String.valueOf(l.getSpec().getRenewTime())).orElse("");
         Observed o = observed.get(node);
         if (o == null || !o.renewTime().equals(renew)) {
-            o = new Observed(renew, now);
+            o = new Observed(renew, now, o != null);
             observed.put(node, o);
         }
         return o.at();
     }
 
-    private void markUnreachable(Node node, Instant now) {
+    private void markUnreachable(Node node, boolean paused, Instant now) {
         List<NodeCondition> conditions = new ArrayList<>(node.getStatus() == null || node.getStatus().getConditions() == null
                 ? List.of() : node.getStatus().getConditions());
         conditions.removeIf(c -> "Ready".equals(c.getType()));
@@ -175,8 +248,9 @@ public final class NodeLifecycleController implements Reconciler {
         changeTaints(withStatus, taints -> {
             taints.removeIf(t -> UNREACHABLE.equals(t.getKey()) || NOT_READY.equals(t.getKey()));
             taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoSchedule").build());
-            taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoExecute").withTimeAdded(seconds(now))
-                    .build());
+            if (!paused) {
+                taints.add(noExecute(UNREACHABLE, now));
+            }
         });
         events.normal(node, "NodeNotReady", "Node " + node.getMetadata().getName() + " status is now: NodeNotReady");
     }
@@ -233,12 +307,12 @@ public final class NodeLifecycleController implements Reconciler {
         return best;
     }
 
-    private static Taint noExecuteTaint(Node node, String key) {
+    private static Taint taint(Node node, String key, String effect) {
         if (node.getSpec() == null || node.getSpec().getTaints() == null) {
             return null;
         }
         for (Taint t : node.getSpec().getTaints()) {
-            if (key.equals(t.getKey()) && "NoExecute".equals(t.getEffect())) {
+            if (key.equals(t.getKey()) && effect.equals(t.getEffect())) {
                 return t;
             }
         }

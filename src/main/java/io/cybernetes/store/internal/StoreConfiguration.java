@@ -1,6 +1,9 @@
 package io.cybernetes.store.internal;
 
+import io.cybernetes.store.StorageException;
 import io.cybernetes.store.StoreProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,8 +36,13 @@ class StoreConfiguration {
         return new Compactor(store);
     }
 
-    /** Runs {@link SqlStore#compact()} every {@code cybernetes.store.compaction-interval}. */
+    /**
+     * Runs {@link SqlStore#compact()} every {@code cybernetes.store.compaction-interval}. While
+     * the database is out of reach compaction waits for the next time (the store's tailer
+     * already says that the database does not answer).
+     */
     static final class Compactor {
+        private static final Logger log = LoggerFactory.getLogger(Compactor.class);
         private final SqlStore store;
 
         Compactor(SqlStore store) {
@@ -44,7 +52,11 @@ class StoreConfiguration {
         @Scheduled(fixedDelayString = "${cybernetes.store.compaction-interval:30s}",
                 initialDelayString = "${cybernetes.store.compaction-interval:30s}")
         void compact() {
-            store.compact();
+            try {
+                store.compact();
+            } catch (StorageException e) {
+                log.info("compaction skipped: {}", e.getMessage());
+            }
         }
     }
 }

@@ -32,19 +32,44 @@ class NodeLifecycleControllerTest {
     final Indexer<Pod> pods = new Indexer<>();
     NodeLifecycleController controller;
 
+    /** Nodes besides n1 that keep heartbeating and are Ready (none of them means n1 alone makes a full disruption). */
+    final java.util.Set<String> healthy = new java.util.HashSet<>(java.util.Set.of("n2"));
+
     @BeforeEach
     void cluster() {
         NodeLifecycleController.addIndexes(pods);
         nodes.put(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().withNewSpec().endSpec().build());
+        node("n2");
         renew();
-        controller = new NodeLifecycleController(client, nodes, leases, pods, new EventRecorder(client, "nl"), GRACE,
-                clock);
+        controller = newController();
+    }
+
+    NodeLifecycleController newController() {
+        return new NodeLifecycleController(client, nodes, leases, pods, new EventRecorder(client, "nl"), GRACE, clock);
+    }
+
+    /** A Ready node that heartbeats whenever the clock moves (while it is among the healthy). */
+    void node(String name) {
+        nodes.put(new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec()
+                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
+                .build());
+        renew(name);
     }
 
     void renew() {
-        leases.put(new LeaseBuilder().withNewMetadata().withNamespace("kube-node-lease").withName("n1").endMetadata()
-                .withNewSpec().withHolderIdentity("n1").withRenewTime(ZonedDateTime.ofInstant(clock.now, ZoneOffset.UTC))
+        renew("n1");
+    }
+
+    void renew(String node) {
+        leases.put(new LeaseBuilder().withNewMetadata().withNamespace("kube-node-lease").withName(node).endMetadata()
+                .withNewSpec().withHolderIdentity(node).withRenewTime(ZonedDateTime.ofInstant(clock.now, ZoneOffset.UTC))
                 .endSpec().build());
+    }
+
+    /** Time passes; the healthy nodes heartbeat. */
+    void advance(Duration d) {
+        clock.advance(d);
+        healthy.forEach(this::renew);
     }
 
     static Pod pod(String name, Long tolerationSeconds, boolean tolerates) {
@@ -64,10 +89,10 @@ class NodeLifecycleControllerTest {
     @Test
     void aNodeThatKeepsRenewingIsLeftAlone() {
         Result r = controller.reconcile(new Request("", "n1"));
-        clock.advance(Duration.ofSeconds(30));
+        advance(Duration.ofSeconds(30));
         renew();
         controller.reconcile(new Request("", "n1"));
-        clock.advance(Duration.ofSeconds(30));
+        advance(Duration.ofSeconds(30));
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions.stream().filter(a -> !a.contains("Event"))).isEmpty();
         assertThat(r.requeueAfter()).isPositive();
@@ -79,7 +104,7 @@ class NodeLifecycleControllerTest {
         pods.put(pod("patient", 300L, true));
         pods.put(pod("forever", null, true));
         controller.reconcile(new Request("", "n1"));
-        clock.advance(GRACE.plusSeconds(1));
+        advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
         assertThat(writes("updateStatus Node")).isEqualTo(1);
         assertThat(writes("update Node")).isEqualTo(1);
@@ -93,7 +118,7 @@ class NodeLifecycleControllerTest {
         Result r = controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).contains("delete Pod intolerant").doesNotContain("delete Pod patient");
         assertThat(r.requeueAfter()).isBetween(Duration.ofSeconds(299), Duration.ofSeconds(301));
-        clock.advance(Duration.ofSeconds(301));
+        advance(Duration.ofSeconds(301));
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).contains("delete Pod patient").doesNotContain("delete Pod forever");
     }
@@ -101,10 +126,10 @@ class NodeLifecycleControllerTest {
     @Test
     void aNodeThatComesBackLosesTheTaint() {
         controller.reconcile(new Request("", "n1"));
-        clock.advance(GRACE.plusSeconds(1));
+        advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
         nodes.put((Node) client.updates.get(0));
-        clock.advance(Duration.ofSeconds(5));
+        advance(Duration.ofSeconds(5));
         renew();
         client.actions.clear();
         controller.reconcile(new Request("", "n1"));
@@ -146,5 +171,89 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n1"));
         Node back = (Node) client.updates.get(client.updates.size() - 1);
         assertThat(back.getSpec().getTaints()).isEmpty();
+    }
+
+    @Test
+    void whenNoNodeIsReadyNothingIsTaintedForEvictionNorEvictedAndTheNodesGetANewGraceAfterwards() {
+        pods.put(pod("intolerant", null, false));
+        healthy.clear(); // n2 falls silent with n1: the API was down, say
+        controller.reconcile(new Request("", "n1"));
+        controller.reconcile(new Request("", "n2"));
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        Node n1 = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(n1.getSpec().getTaints()).as("NoSchedule only: full disruption")
+                .extracting(t -> t.getKey() + ":" + t.getEffect())
+                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
+        assertThat(n1.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready")
+                && c.getStatus().equals("Unknown"));
+        nodes.put(n1);
+        advance(Duration.ofSeconds(5));
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).noneMatch(a -> a.startsWith("delete Pod"));
+
+        // n2 heartbeats again: over; n1, still silent, gets a whole grace period from now
+        healthy.add("n2");
+        advance(Duration.ofSeconds(5));
+        client.actions.clear();
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).as("n1 is not late yet").noneMatch(a -> a.startsWith("delete Pod"))
+                .noneMatch(a -> a.startsWith("update"));
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        Node tainted = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(tainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
+                .contains(NodeLifecycleController.UNREACHABLE + ":NoExecute");
+        nodes.put(tainted);
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).contains("delete Pod intolerant");
+    }
+
+    @Test
+    void aNoExecuteTaintGoesWhenEveryNodeTurnsOutNotReady() {
+        controller.reconcile(new Request("", "n1"));
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        Node tainted = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(tainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
+                .contains(NodeLifecycleController.UNREACHABLE + ":NoExecute");
+        nodes.put(tainted);
+        healthy.clear();
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        Node untainted = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(untainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
+                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
+    }
+
+    @Test
+    void inASmallZoneWhereMostNodesAreSilentNothingIsEvicted() {
+        for (String n : java.util.List.of("n3", "n4", "n5")) {
+            node(n);
+        }
+        // n1, n3 and n4 fall silent: 3 of 5, more than 55%, partial disruption of a small zone
+        healthy.removeAll(java.util.Set.of("n3", "n4"));
+        healthy.add("n5");
+        pods.put(pod("intolerant", null, false));
+        controller.reconcile(new Request("", "n1"));
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        Node n1 = (Node) client.updates.get(client.updates.size() - 1);
+        assertThat(n1.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
+                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
+        nodes.put(n1);
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).noneMatch(a -> a.startsWith("delete Pod"));
+    }
+
+    @Test
+    void aRestartedControllerGivesEveryNodeAWholeGracePeriod() {
+        advance(GRACE.multipliedBy(3)); // n1's lease went quiet long ago
+        NodeLifecycleController restarted = newController();
+        restarted.reconcile(new Request("", "n1"));
+        assertThat(client.actions).noneMatch(a -> a.startsWith("update"));
+        advance(GRACE.plusSeconds(1));
+        restarted.reconcile(new Request("", "n1"));
+        assertThat(writes("updateStatus Node")).isEqualTo(1);
     }
 }

@@ -31,7 +31,7 @@ final class FaultLoad {
     private static final Pattern RV = Pattern.compile("\"resourceVersion\":\"(\\d+)\"");
     private static final Pattern N = Pattern.compile("\"n\":\"(\\d+)\"");
 
-    private final ApiOnlyServer server;
+    private final InProcessServer server;
     private final String cms;
     /** Acknowledged creates: name to revision. */
     final Map<String, Long> acknowledged = new ConcurrentHashMap<>();
@@ -46,13 +46,13 @@ final class FaultLoad {
     private final List<Thread> writers = new ArrayList<>();
     private final List<List<Long>> watched = new ArrayList<>();
 
-    private FaultLoad(ApiOnlyServer server, String cms) {
+    private FaultLoad(InProcessServer server, String cms) {
         this.server = server;
         this.cms = cms;
     }
 
     /** A namespace with the counter in it, {@code watchers} watchers following it from now, and {@code writers} writers. */
-    static FaultLoad start(ApiOnlyServer server, String name, int writers, int watchers) throws Exception {
+    static FaultLoad start(InProcessServer server, String name, int writers, int watchers) throws Exception {
         String ns = name + "-" + System.nanoTime();
         assertThat(server.call("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}")
                 .statusCode()).isEqualTo(201);
@@ -178,17 +178,22 @@ final class FaultLoad {
 
     /** Stops the load once writes succeed again, then checks what the store holds and what the watchers saw. */
     void judge(String scenario, long healedAt) throws Exception {
+        judge(scenario, healedAt, Duration.ofSeconds(1));
+    }
+
+    /** As {@link #judge(String, long)}, the load going on for {@code after} once writes succeed again. */
+    void judge(String scenario, long healedAt, Duration after) throws Exception {
         try {
-            check(scenario, healedAt);
+            check(scenario, healedAt, after);
         } finally {
             stop.set(true);
             stopWatching.set(true);
         }
     }
 
-    private void check(String scenario, long healedAt) throws Exception {
+    private void check(String scenario, long healedAt, Duration after) throws Exception {
         long firstWrite = awaitWrites(healedAt);
-        Thread.sleep(1000);
+        Thread.sleep(after.toMillis());
         stop.set(true);
         for (Thread t : writers) {
             t.join(60_000);
