@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -48,7 +50,7 @@ import java.util.function.Consumer;
  */
 public final class NodeLifecycleController implements Reconciler {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeLifecycleController.class);
+    private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
 
     public static final String NAME = "node-lifecycle";
     public static final String UNREACHABLE = "node.kubernetes.io/unreachable";

@@ -24,6 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NodeLifecycleControllerTest {
 
     static final Duration GRACE = Duration.ofSeconds(50);
+    static final String UNREACHABLE_NO_SCHEDULE = NodeLifecycleController.UNREACHABLE + ":NoSchedule";
+    static final String UNREACHABLE_NO_EXECUTE = NodeLifecycleController.UNREACHABLE + ":NoExecute";
 
     final TestClock clock = new TestClock();
     final RecordingApiClient client = new RecordingApiClient();
@@ -64,6 +66,13 @@ class NodeLifecycleControllerTest {
         leases.put(new LeaseBuilder().withNewMetadata().withNamespace("kube-node-lease").withName(node).endMetadata()
                 .withNewSpec().withHolderIdentity(node).withRenewTime(ZonedDateTime.ofInstant(clock.now, ZoneOffset.UTC))
                 .endSpec().build());
+    }
+
+    /** The node as last written, put back into the cache as an informer would; its taints as key:effect. */
+    java.util.List<String> lastWrittenTaints() {
+        Node written = (Node) client.updates.get(client.updates.size() - 1);
+        nodes.put(written);
+        return written.getSpec().getTaints().stream().map(t -> t.getKey() + ":" + t.getEffect()).toList();
     }
 
     /** Time passes; the healthy nodes heartbeat. */
@@ -181,13 +190,9 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n2"));
         advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        Node n1 = (Node) client.updates.get(client.updates.size() - 1);
-        assertThat(n1.getSpec().getTaints()).as("NoSchedule only: full disruption")
-                .extracting(t -> t.getKey() + ":" + t.getEffect())
-                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
-        assertThat(n1.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready")
+        assertThat(lastWrittenTaints()).as("NoSchedule only: full disruption").containsExactly(UNREACHABLE_NO_SCHEDULE);
+        assertThat(nodes.get("n1").orElseThrow().getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready")
                 && c.getStatus().equals("Unknown"));
-        nodes.put(n1);
         advance(Duration.ofSeconds(5));
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).noneMatch(a -> a.startsWith("delete Pod"));
@@ -201,10 +206,7 @@ class NodeLifecycleControllerTest {
                 .noneMatch(a -> a.startsWith("update"));
         advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        Node tainted = (Node) client.updates.get(client.updates.size() - 1);
-        assertThat(tainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
-                .contains(NodeLifecycleController.UNREACHABLE + ":NoExecute");
-        nodes.put(tainted);
+        assertThat(lastWrittenTaints()).contains(UNREACHABLE_NO_EXECUTE);
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).contains("delete Pod intolerant");
     }
@@ -214,16 +216,11 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n1"));
         advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        Node tainted = (Node) client.updates.get(client.updates.size() - 1);
-        assertThat(tainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
-                .contains(NodeLifecycleController.UNREACHABLE + ":NoExecute");
-        nodes.put(tainted);
+        assertThat(lastWrittenTaints()).contains(UNREACHABLE_NO_EXECUTE);
         healthy.clear();
         advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        Node untainted = (Node) client.updates.get(client.updates.size() - 1);
-        assertThat(untainted.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
-                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
+        assertThat(lastWrittenTaints()).containsExactly(UNREACHABLE_NO_SCHEDULE);
     }
 
     @Test
@@ -238,10 +235,7 @@ class NodeLifecycleControllerTest {
         controller.reconcile(new Request("", "n1"));
         advance(GRACE.plusSeconds(1));
         controller.reconcile(new Request("", "n1"));
-        Node n1 = (Node) client.updates.get(client.updates.size() - 1);
-        assertThat(n1.getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect())
-                .containsExactly(NodeLifecycleController.UNREACHABLE + ":NoSchedule");
-        nodes.put(n1);
+        assertThat(lastWrittenTaints()).containsExactly(UNREACHABLE_NO_SCHEDULE);
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).noneMatch(a -> a.startsWith("delete Pod"));
     }
