@@ -229,12 +229,22 @@ public final class NodeAgent {
         client.get(Node.class, null, config.name()).ifPresent(this::setStatus);
     }
 
-    /** One heartbeat: the Lease renewed, and the Ready condition written if it is owed. */
+    /**
+     * One heartbeat: the Lease renewed, and the Ready condition written if it is owed. A
+     * renewal that failed (the API refusing writes, say) owes it: meanwhile the node lifecycle
+     * controller may have found the node silent and written Ready Unknown, which a kubelet
+     * corrects with its next status update.
+     */
     void heartbeat() {
         if (!heartbeating) {
             return;
         }
-        renewLease();
+        try {
+            renewLease();
+        } catch (RuntimeException e) {
+            statusToWrite = true;
+            throw e;
+        }
         if (statusToWrite) {
             writeReadyCondition();
         }

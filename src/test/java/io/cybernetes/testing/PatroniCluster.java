@@ -36,7 +36,7 @@ public final class PatroniCluster implements AutoCloseable {
     private final Path dir;
     private final boolean asPostgres;
     private final int etcdPort;
-    private final Process etcd;
+    private Process etcd;
     private final Node[] nodes = new Node[2];
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -75,33 +75,41 @@ public final class PatroniCluster implements AutoCloseable {
         return false;
     }
 
-    /** Starts etcd, then the first node (the primary), then the second (its synchronous standby). */
+    /**
+     * Starts etcd, then the first node (the primary), then the second (its synchronous
+     * standby); on a failure, what was started is stopped again.
+     */
     public PatroniCluster() throws Exception {
         dir = Files.createTempDirectory("cybernetes-patroni-");
         asPostgres = "root".equals(System.getProperty("user.name"));
-        if (asPostgres) {
-            run(List.of("chown", "postgres", dir.toString()));
-        }
         etcdPort = freePort();
-        int peerPort = freePort();
-        etcd = start("etcd", List.of("etcd", "--name", "etcd", "--data-dir", dir.resolve("etcd").toString(),
-                "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
-                "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
-                "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-cluster", "etcd=http://127.0.0.1:" + peerPort));
-        await("etcd answers", Duration.ofSeconds(30), () -> get("http://127.0.0.1:" + etcdPort + "/version") == 200);
-        for (int i = 0; i < nodes.length; i++) {
-            nodes[i] = new Node("pg" + i);
-            Files.writeString(nodes[i].config(), config(nodes[i]));
+        try {
+            if (asPostgres) {
+                run(List.of("chown", "postgres", dir.toString()));
+            }
+            int peerPort = freePort();
+            etcd = start("etcd", List.of("etcd", "--name", "etcd", "--data-dir", dir.resolve("etcd").toString(),
+                    "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
+                    "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
+                    "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
+                    "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
+                    "--initial-cluster", "etcd=http://127.0.0.1:" + peerPort));
+            await("etcd answers", Duration.ofSeconds(30), () -> get("http://127.0.0.1:" + etcdPort + "/version") == 200);
+            for (int i = 0; i < nodes.length; i++) {
+                nodes[i] = new Node("pg" + i);
+                Files.writeString(nodes[i].config(), config(nodes[i]));
+            }
+            if (asPostgres) {
+                run(List.of("chown", "-R", "postgres", dir.toString()));
+            }
+            start(0);
+            awaitPrimary(0, Duration.ofSeconds(60));
+            start(1);
+            awaitSynchronousStandby(1, Duration.ofSeconds(60));
+        } catch (Exception | Error e) {
+            close();
+            throw e;
         }
-        if (asPostgres) {
-            run(List.of("chown", "-R", "postgres", dir.toString()));
-        }
-        start(0);
-        awaitPrimary(0, Duration.ofSeconds(60));
-        start(1);
-        awaitSynchronousStandby(1, Duration.ofSeconds(60));
     }
 
     private String config(Node n) {
@@ -161,6 +169,9 @@ public final class PatroniCluster implements AutoCloseable {
      */
     public long kill(int node) {
         Node n = nodes[node];
+        if (n.patroni == null) {
+            return System.nanoTime(); // down already
+        }
         Path pid = n.data().resolve("postmaster.pid");
         List<ProcessHandle> all = new ArrayList<>(n.patroni.descendants().toList());
         all.add(n.patroni.toHandle());
@@ -172,6 +183,7 @@ public final class PatroniCluster implements AutoCloseable {
         }
         all.forEach(ProcessHandle::destroyForcibly);
         long at = System.nanoTime();
+        n.patroni = null;
         awaitGone(all);
         return at;
     }
@@ -283,7 +295,9 @@ public final class PatroniCluster implements AutoCloseable {
                 kill(i);
             }
         }
-        killTree(etcd);
+        if (etcd != null) {
+            killTree(etcd);
+        }
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

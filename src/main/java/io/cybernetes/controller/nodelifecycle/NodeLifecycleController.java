@@ -101,9 +101,9 @@ public final class NodeLifecycleController implements Reconciler {
             return Result.DONE;
         }
         Instant now = clock.instant();
-        boolean paused = zones(now).evictionsPaused(ZoneStates.zoneOf(node));
+        Disruption disruption = disruption(zones(now), node);
         if (late(name, now)) {
-            return unreachable(node, paused, now);
+            return unreachable(node, disruption, now);
         }
         boolean marked = taint(node, UNREACHABLE, "NoExecute") != null || taint(node, UNREACHABLE, "NoSchedule") != null;
         if (marked && !observed.get(name).moved()) {
@@ -121,14 +121,14 @@ public final class NodeLifecycleController implements Reconciler {
             if (!tainted) {
                 changeTaints(node, taints -> {
                     taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
-                    if (!paused) {
+                    if (!disruption.noNewTaints()) {
                         taints.add(noExecute(NOT_READY, now));
                     }
                 });
                 events.normal(node, "NodeNotReady", "Node " + name + " status is now: NodeNotReady");
                 return Result.after(Duration.ofSeconds(1));
             }
-            return noExecuteAsZoneAllows(node, NOT_READY, notReady, paused, now);
+            return noExecuteAsZoneAllows(node, NOT_READY, notReady, disruption, now);
         }
         if (tainted) {
             changeTaints(node, taints -> taints.removeIf(t -> NOT_READY.equals(t.getKey())));
@@ -140,21 +140,33 @@ public final class NodeLifecycleController implements Reconciler {
     }
 
     /** A node whose heartbeats stopped: Ready Unknown and unreachable taints, then evictions as its zone allows. */
-    private Result unreachable(Node node, boolean paused, Instant now) {
+    private Result unreachable(Node node, Disruption disruption, Instant now) {
         if (taint(node, UNREACHABLE, "NoSchedule") == null) {
-            markUnreachable(node, paused, now);
+            markUnreachable(node, disruption, now);
             return Result.after(Duration.ofSeconds(1));
         }
-        return noExecuteAsZoneAllows(node, UNREACHABLE, taint(node, UNREACHABLE, "NoExecute"), paused, now);
+        return noExecuteAsZoneAllows(node, UNREACHABLE, taint(node, UNREACHABLE, "NoExecute"), disruption,
+                now);
     }
 
     /**
-     * The NoExecute taint with the key while evictions are paused in the node's zone goes
-     * (Kubernetes takes them off every node when it enters full disruption), and comes
-     * (anew, its time counting from now) once they are not; pods are evicted under it.
+     * What the zones' health allows on a node: no new NoExecute taint while evictions are
+     * paused in its zone, and none at all (taken off where there is one: evictions stop) while
+     * every zone is fully disrupted, as Kubernetes marks every node reachable then.
      */
-    private Result noExecuteAsZoneAllows(Node node, String key, Taint noExecute, boolean paused, Instant now) {
-        if (paused) {
+    private record Disruption(boolean noNewTaints, boolean noTaints) {
+    }
+
+    private static Disruption disruption(ZoneStates zones, Node node) {
+        return new Disruption(zones.evictionsPaused(ZoneStates.zoneOf(node)), zones.allFullyDisrupted());
+    }
+
+    /**
+     * The NoExecute taint with the key as the zones allow ({@link Disruption}): added (its
+     * time counting from now) when it may be, and pods evicted under it.
+     */
+    private Result noExecuteAsZoneAllows(Node node, String key, Taint noExecute, Disruption disruption, Instant now) {
+        if (disruption.noTaints()) {
             if (noExecute != null) {
                 changeTaints(node, taints -> taints.removeIf(t -> key.equals(t.getKey())
                         && "NoExecute".equals(t.getEffect())));
@@ -162,6 +174,9 @@ public final class NodeLifecycleController implements Reconciler {
             return Result.after(Duration.ofSeconds(5));
         }
         if (noExecute == null) {
+            if (disruption.noNewTaints()) {
+                return Result.after(Duration.ofSeconds(5));
+            }
             changeTaints(node, taints -> taints.add(noExecute(key, now)));
             return Result.after(Duration.ofSeconds(1));
         }
@@ -194,7 +209,7 @@ public final class NodeLifecycleController implements Reconciler {
                     + " not arrive); nodes are not tainted for eviction and no pod is evicted until one is ready again");
         } else if (!full && fullDisruption) {
             log.info("a node is ready again: full disruption is over, every node has a new grace period of {}", grace);
-            observed.replaceAll((n, o) -> new Observed(o.renewTime(), now, false));
+            observed.replaceAll((n, o) -> o.at().equals(now) ? o : new Observed(o.renewTime(), now, false));
         }
         fullDisruption = full;
         zones = z;
@@ -227,7 +242,7 @@ public final class NodeLifecycleController implements Reconciler {
         return o.at();
     }
 
-    private void markUnreachable(Node node, boolean paused, Instant now) {
+    private void markUnreachable(Node node, Disruption disruption, Instant now) {
         List<NodeCondition> conditions = new ArrayList<>(node.getStatus() == null || node.getStatus().getConditions() == null
                 ? List.of() : node.getStatus().getConditions());
         conditions.removeIf(c -> "Ready".equals(c.getType()));
@@ -250,7 +265,7 @@ public final class NodeLifecycleController implements Reconciler {
         changeTaints(withStatus, taints -> {
             taints.removeIf(t -> UNREACHABLE.equals(t.getKey()) || NOT_READY.equals(t.getKey()));
             taints.add(new TaintBuilder().withKey(UNREACHABLE).withEffect("NoSchedule").build());
-            if (!paused) {
+            if (!disruption.noNewTaints()) {
                 taints.add(noExecute(UNREACHABLE, now));
             }
         });
@@ -285,7 +300,9 @@ public final class NodeLifecycleController implements Reconciler {
                 next = next == null || wait.compareTo(next) < 0 ? wait : next;
             }
         }
-        return Result.after(next == null ? Duration.ofSeconds(5) : next.plusMillis(100));
+        // looked at again within 5 s whatever the tolerations: the zones' health may take the taint off meanwhile
+        Duration again = next == null ? Duration.ofSeconds(5) : next.plusMillis(100);
+        return Result.after(again.compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : again);
     }
 
     /** How long the pod stays on a node with the NoExecute taint: zero without a matching toleration, null for ever. */

@@ -380,7 +380,8 @@ public final class SqlStore implements Store, AutoCloseable {
             }
             WatchEvent applied = cache.headEvent();
             WatchEvent logged = !events.isEmpty() && events.get(0).revision() == head ? events.remove(0) : null;
-            if (applied != null && !sameEntry(applied, logged)) {
+            // a missing entry is no evidence when compaction may have taken it (superseded, and old enough)
+            if (applied != null && !sameEntry(applied, logged) && (logged != null || head > compactedRevision())) {
                 log.warn("the database's revision log does not hold revision {} as this replica applied it (the"
                         + " database lost acknowledged writes: a failover to a standby that lacked them, or a"
                         + " restore); reloading, and ending every watch so that clients list again", head);
@@ -402,9 +403,17 @@ public final class SqlStore implements Store, AutoCloseable {
         }
     }
 
+    /**
+     * Whether the log's entry is the event applied. The texts are compared as UTF-8 holds them:
+     * a lone surrogate in a string the cache kept comes back from PostgreSQL as {@code ?}.
+     */
     private static boolean sameEntry(WatchEvent applied, WatchEvent logged) {
         return logged != null && applied.key().equals(logged.key()) && applied.type() == logged.type()
-                && applied.jsonText().equals(logged.jsonText());
+                && asUtf8(applied.jsonText()).equals(asUtf8(logged.jsonText()));
+    }
+
+    private static String asUtf8(String text) {
+        return new String(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Loads a consistent snapshot of all current objects and the revision it was read at. */

@@ -126,7 +126,8 @@ class NodeLifecycleControllerTest {
 
         Result r = controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).contains("delete Pod intolerant").doesNotContain("delete Pod patient");
-        assertThat(r.requeueAfter()).isBetween(Duration.ofSeconds(299), Duration.ofSeconds(301));
+        assertThat(r.requeueAfter()).as("looked at again soon: the zones' health may change")
+                .isEqualTo(Duration.ofSeconds(5));
         advance(Duration.ofSeconds(301));
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).contains("delete Pod patient").doesNotContain("delete Pod forever");
@@ -238,6 +239,25 @@ class NodeLifecycleControllerTest {
         assertThat(lastWrittenTaints()).containsExactly(UNREACHABLE_NO_SCHEDULE);
         controller.reconcile(new Request("", "n1"));
         assertThat(client.actions).noneMatch(a -> a.startsWith("delete Pod"));
+    }
+
+    @Test
+    void inAPartiallyDisruptedZoneATaintAlreadyThereStaysAndItsEvictionsGoOn() {
+        for (String n : java.util.List.of("n3", "n4", "n5")) {
+            node(n);
+            healthy.add(n);
+        }
+        pods.put(pod("intolerant", null, false));
+        controller.reconcile(new Request("", "n1"));
+        advance(GRACE.plusSeconds(1));
+        controller.reconcile(new Request("", "n1"));
+        assertThat(lastWrittenTaints()).contains(UNREACHABLE_NO_EXECUTE);
+        // then n3 and n4 fall silent too: 3 of 5, no new taints in the zone, but n1's stays
+        healthy.removeAll(java.util.Set.of("n3", "n4"));
+        advance(GRACE.plusSeconds(1));
+        client.actions.clear();
+        controller.reconcile(new Request("", "n1"));
+        assertThat(client.actions).contains("delete Pod intolerant").noneMatch(a -> a.startsWith("update Node"));
     }
 
     @Test

@@ -96,6 +96,11 @@ final class FaultLoad {
                 return;
             } catch (Exception e) {
                 refused.incrementAndGet();
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException stopped) {
+                    return;
+                }
             }
         }
     }
@@ -112,8 +117,15 @@ final class FaultLoad {
             Matcher v = N.matcher(cur.body());
             assertThat(v.find()).isTrue();
             long n = Long.parseLong(v.group(1));
-            HttpResponse<String> put = server.call("PUT", cms + "/counter", "{\"metadata\":{\"name\":\"counter\","
-                    + "\"resourceVersion\":\"" + rv(cur.body()) + "\"},\"data\":{\"n\":\"" + (n + 1) + "\"}}");
+            HttpResponse<String> put;
+            try {
+                put = server.call("PUT", cms + "/counter", "{\"metadata\":{\"name\":\"counter\","
+                        + "\"resourceVersion\":\"" + rv(cur.body()) + "\"},\"data\":{\"n\":\"" + (n + 1) + "\"}}");
+            } catch (java.io.IOException e) {
+                // no answer: stored or not, nobody can say
+                ambiguous.incrementAndGet();
+                return;
+            }
             if (put.statusCode() == 200) {
                 increments.incrementAndGet();
                 return;

@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
 
 /**
- * Hands out the members of a range (Service addresses, node ports), each at most once,
+ * Hands out the members of a range (Service addresses, node ports; each in its one canonical
+ * spelling, ASCII digits without leading zeros), each at most once,
  * whichever replica asks: every member handed out is a record of its own in the store,
  * created only if absent, so two replicas taking the same one at once cannot both succeed
  * (as Kubernetes' IPAddress objects do for Service addresses). A record names its holder.
@@ -61,13 +62,9 @@ public final class Allocator {
 
     /** The ports of a port range. */
     public static Allocator of(Store store, String name, PortRange range) {
-        return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, p -> {
-            try {
-                return range.offset(Integer.parseInt(p));
-            } catch (NumberFormatException e) {
-                return -1;
-            }
-        });
+        return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, p ->
+                !p.isEmpty() && p.length() <= 5 && p.chars().allMatch(ch -> ch >= '0' && ch <= '9')
+                        && (p.length() == 1 || p.charAt(0) != '0') ? range.offset(Integer.parseInt(p)) : -1);
     }
 
     /** Whether the member belongs to the range. */
@@ -114,12 +111,19 @@ public final class Allocator {
         }
     }
 
-    /** Gives the member back (nothing when it is not held). */
-    public void release(String m) {
+    /**
+     * Gives the member back if this holder holds it (nothing otherwise: a late release must
+     * not free what another has taken since).
+     */
+    public void release(String m, String holder) {
+        java.util.Optional<StoredObject> record = store.get(prefix + m);
+        if (record.isEmpty() || !holder.equals(Json.text(record.get().value(), "holder"))) {
+            return;
+        }
         try {
-            store.delete(prefix + m, 0, null);
+            store.delete(prefix + m, record.get().modRevision(), null);
         } catch (StorageException e) {
-            if (!e.isNotFound()) {
+            if (!e.isNotFound() && !e.isConflict()) {
                 throw e;
             }
         }

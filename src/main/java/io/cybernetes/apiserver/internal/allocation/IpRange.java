@@ -35,7 +35,7 @@ public record IpRange(String cidr, long base, int prefix) {
         }
         long value = 0;
         for (String p : parts) {
-            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)
+            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(ch -> ch >= '0' && ch <= '9')
                     || (p.length() > 1 && p.charAt(0) == '0')) {
                 return -1;
             }

@@ -46,11 +46,19 @@ class AllocatorTest {
         assertThatThrownBy(() -> ips.allocate("10.200.0.1", "default/b"))
                 .isInstanceOfSatisfying(Allocator.Unavailable.class, e -> assertThat(e.taken()).isFalse())
                 .hasMessage("10.200.0.1 is not in the range 10.96.0.0/12");
-        ips.release("10.96.0.10");
-        ips.release("10.96.0.10");
+        ips.release("10.96.0.10", "default/b");
+        assertThat(ips.holder("10.96.0.10")).as("not the holder's to give back").isEqualTo("default/a");
+        ips.release("10.96.0.10", "default/a");
+        ips.release("10.96.0.10", "default/a");
         assertThat(ips.holder("10.96.0.10")).isNull();
         ips.allocate("10.96.0.10", "default/b");
         assertThat(ips.held()).extracting(h -> h[0] + "=" + h[1]).containsExactly("10.96.0.10=default/b");
+        Allocator ports = Allocator.of(store, name(), PortRange.parse("30000-32767"));
+        for (String other : java.util.List.of("+30000", "030000", "\u0663\u0660\u0660\u0660\u0660", " 30000")) {
+            assertThatThrownBy(() -> ports.allocate(other, "default/c")).as(other)
+                    .isInstanceOfSatisfying(Allocator.Unavailable.class, e -> assertThat(e.taken()).isFalse());
+        }
+        ports.allocate("30000", "default/c");
     }
 
     @Test

@@ -19,6 +19,7 @@ class RangesTest {
         assertThat(r.offset("10.112.0.1")).isEqualTo(-1);
         assertThat(r.offset("10.96.1.010")).as("no leading zeros").isEqualTo(-1);
         assertThat(r.offset("not-an-ip")).isEqualTo(-1);
+        assertThat(r.offset("10.96.0.\u0661")).as("ASCII digits only").isEqualTo(-1);
         assertThat(IpRange.parse("10.96.7.9/24").address(0)).as("taken down to its network").isEqualTo("10.96.7.1");
         assertThatThrownBy(() -> IpRange.parse("10.96.0.0")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> IpRange.parse("10.96.0.0/31")).isInstanceOf(IllegalArgumentException.class);
