@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.store.StorageException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -64,8 +65,7 @@ class ApiErrorHandler {
      * already logged once for the whole outage.
      */
     static ApiException unexpectedFailure(Exception e) {
-        if (e instanceof io.cybernetes.store.StorageException se
-                && se.code() == io.cybernetes.store.StorageException.Code.UNAVAILABLE) {
+        if (e instanceof StorageException se && se.code() == StorageException.Code.UNAVAILABLE) {
             return ApiException.unavailable(se.getMessage(), 1);
         }
         log.error("request failed unexpectedly", e);

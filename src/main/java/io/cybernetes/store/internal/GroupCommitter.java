@@ -177,13 +177,11 @@ final class GroupCommitter implements AutoCloseable {
             // the database out of reach before the commit: nothing was stored, and the client may retry (503);
             // lost during the commit itself, the outcome is unknown (500), as etcd's is on a lost connection
             boolean unreachable = !committing && e instanceof SQLException se && isConnectionFailure(se);
-            String message = unreachable ? "the database is unavailable; nothing of this write was stored"
-                    : "a batch of " + batch.size() + " writes failed" + (committing
-                    ? " while committing; whether it was stored is unknown: "
-                    : " and was rolled back, nothing of it was stored: ")
-                    + e.getMessage();
-            log.warn(unreachable ? "a batch of " + batch.size() + " writes could not reach the database: "
-                    + e.getMessage() : message);
+            String outcome = "a batch of " + batch.size() + " writes " + (unreachable ? "could not reach the database"
+                    : committing ? "failed while committing; whether it was stored is unknown"
+                    : "failed and was rolled back, nothing of it was stored") + ": " + e.getMessage();
+            log.warn(outcome);
+            String message = unreachable ? "the database is unavailable; nothing of this write was stored" : outcome;
             for (WriteOp op : batch) {
                 op.result().completeExceptionally(new StorageException(unreachable ? Code.UNAVAILABLE : Code.INTERNAL,
                         op.key(), message, e));

@@ -9,6 +9,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -65,14 +67,23 @@ class DatabaseOutageWorkloadsTest {
         return out;
     }
 
+    /** The outage's nodes as the watch cache has them. */
+    private List<JsonNode> outageNodes() throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode n : get("/api/v1/nodes?resourceVersion=0").path("items")) {
+            if (n.at("/metadata/name").asString().startsWith("outage-node-")) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
     /** Every taint on the outage's nodes, as key:effect. */
     private Set<String> taints() throws Exception {
         Set<String> out = new TreeSet<>();
-        for (JsonNode n : get("/api/v1/nodes?resourceVersion=0").path("items")) {
-            if (n.at("/metadata/name").asString().startsWith("outage-node-")) {
-                for (JsonNode t : n.at("/spec/taints")) {
-                    out.add(t.path("key").asString() + ":" + t.path("effect").asString());
-                }
+        for (JsonNode n : outageNodes()) {
+            for (JsonNode t : n.at("/spec/taints")) {
+                out.add(t.path("key").asString() + ":" + t.path("effect").asString());
             }
         }
         return out;
@@ -81,12 +92,10 @@ class DatabaseOutageWorkloadsTest {
     /** The statuses of the outage's nodes' Ready conditions. */
     private Set<String> readyConditions() throws Exception {
         Set<String> out = new TreeSet<>();
-        for (JsonNode n : get("/api/v1/nodes?resourceVersion=0").path("items")) {
-            if (n.at("/metadata/name").asString().startsWith("outage-node-")) {
-                for (JsonNode c : n.at("/status/conditions")) {
-                    if ("Ready".equals(c.path("type").asString())) {
-                        out.add(c.path("status").asString());
-                    }
+        for (JsonNode n : outageNodes()) {
+            for (JsonNode c : n.at("/status/conditions")) {
+                if ("Ready".equals(c.path("type").asString())) {
+                    out.add(c.path("status").asString());
                 }
             }
         }

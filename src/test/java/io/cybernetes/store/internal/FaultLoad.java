@@ -145,39 +145,16 @@ final class FaultLoad {
     /** A watcher of the namespace that resumes from its last revision whenever its stream ends; -1 stands for an ERROR. */
     private List<Long> watch(long from) {
         List<Long> seen = new CopyOnWriteArrayList<>();
-        Thread t = new Thread(() -> {
-            long last = from;
-            while (!stopWatching.get()) {
-                try {
-                    HttpResponse<java.util.stream.Stream<String>> r = server.http.send(HttpRequest.newBuilder(
-                                    URI.create(server.base + cms + "?watch=true&timeoutSeconds=5&resourceVersion=" + last))
-                            .header("Authorization", "Bearer " + server.token).build(),
-                            HttpResponse.BodyHandlers.ofLines());
-                    if (r.statusCode() != 200) {
-                        Thread.sleep(200);
-                        continue;
+        ResumingWatcher.start("fault-watcher", server.http, last -> HttpRequest.newBuilder(
+                        URI.create(server.base + cms + "?watch=true&timeoutSeconds=5&resourceVersion=" + last))
+                .header("Authorization", "Bearer " + server.token).build(), from, stopWatching::get, (line, last) -> {
+                    if (line.contains("\"type\":\"ERROR\"")) {
+                        seen.add(-1L);
+                        return last;
                     }
-                    for (String line : (Iterable<String>) r.body()::iterator) {
-                        if (line.contains("\"type\":\"ERROR\"")) {
-                            seen.add(-1L);
-                            continue;
-                        }
-                        last = rv(line);
-                        seen.add(last);
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                } catch (Exception e) {
-                    try {
-                        Thread.sleep(200);
-                    } catch (InterruptedException stopped) {
-                        return;
-                    }
-                }
-            }
-        }, "fault-watcher");
-        t.setDaemon(true);
-        t.start();
+                    seen.add(rv(line));
+                    return rv(line);
+                });
         return seen;
     }
 

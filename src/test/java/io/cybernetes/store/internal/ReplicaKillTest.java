@@ -172,39 +172,14 @@ class ReplicaKillTest {
 
     private Thread watch(java.util.concurrent.atomic.AtomicReferenceArray<String> target, String pods, long from,
                          List<Seen> seen, AtomicBoolean stop) {
-        Thread t = new Thread(() -> {
-            long last = from;
-            while (!stop.get()) {
-                try {
-                    HttpResponse<java.util.stream.Stream<String>> r = http.send(HttpRequest.newBuilder(URI.create(
-                                    target.get(0) + pods + "?watch=true&timeoutSeconds=10&resourceVersion=" + last))
-                            .header("Authorization", "Bearer " + target.get(1)).build(),
-                            HttpResponse.BodyHandlers.ofLines());
-                    if (r.statusCode() != 200) {
-                        Thread.sleep(200);
-                        continue;
-                    }
-                    for (String line : (Iterable<String>) r.body()::iterator) {
-                        JsonNode e = Json.MAPPER.readTree(line);
-                        JsonNode o = e.path("object");
-                        long rev = Long.parseLong(o.path("metadata").path("resourceVersion").asString("0"));
-                        seen.add(new Seen(o.path("metadata").path("name").asString(), rev,
-                                o.path("spec").path("nodeName").asString("")));
-                        last = rev;
-                    }
-                } catch (InterruptedException stopped) {
-                    return;
-                } catch (Exception broken) {
-                    try {
-                        Thread.sleep(200);
-                    } catch (InterruptedException stopped) {
-                        return;
-                    }
-                }
-            }
-        }, "replica-kill-watcher");
-        t.setDaemon(true);
-        t.start();
-        return t;
+        return ResumingWatcher.start("replica-kill-watcher", http, last -> HttpRequest.newBuilder(URI.create(
+                        target.get(0) + pods + "?watch=true&timeoutSeconds=10&resourceVersion=" + last))
+                .header("Authorization", "Bearer " + target.get(1)).build(), from, stop::get, (line, last) -> {
+                    JsonNode o = Json.MAPPER.readTree(line).path("object");
+                    long rev = Long.parseLong(o.path("metadata").path("resourceVersion").asString("0"));
+                    seen.add(new Seen(o.path("metadata").path("name").asString(), rev,
+                            o.path("spec").path("nodeName").asString("")));
+                    return rev;
+                });
     }
 }

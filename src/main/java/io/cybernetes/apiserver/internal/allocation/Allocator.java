@@ -9,8 +9,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
+import java.util.function.ToIntFunction;
 
 /**
  * Hands out the members of a range (Service addresses, node ports; each in its one canonical
@@ -42,11 +44,11 @@ public final class Allocator {
     private final String prefix;
     private final int size;
     private final IntFunction<String> member;
-    private final java.util.function.ToIntFunction<String> offset;
+    private final ToIntFunction<String> offset;
     private final String what;
 
     private Allocator(Store store, String name, String what, int size, IntFunction<String> member,
-                      java.util.function.ToIntFunction<String> offset) {
+                      ToIntFunction<String> offset) {
         this.store = store;
         this.prefix = "_ranges/" + name + "/";
         this.what = what;
@@ -62,9 +64,7 @@ public final class Allocator {
 
     /** The ports of a port range. */
     public static Allocator of(Store store, String name, PortRange range) {
-        return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, p ->
-                !p.isEmpty() && p.length() <= 5 && p.chars().allMatch(ch -> ch >= '0' && ch <= '9')
-                        && (p.length() == 1 || p.charAt(0) != '0') ? range.offset(Integer.parseInt(p)) : -1);
+        return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, range::offset);
     }
 
     /** Whether the member belongs to the range. */
@@ -116,7 +116,7 @@ public final class Allocator {
      * not free what another has taken since).
      */
     public void release(String m, String holder) {
-        java.util.Optional<StoredObject> record = store.get(prefix + m);
+        Optional<StoredObject> record = store.get(prefix + m);
         if (record.isEmpty() || !holder.equals(Json.text(record.get().value(), "holder"))) {
             return;
         }

@@ -29,4 +29,11 @@ public record PortRange(String text, int first, int last) {
     public int offset(int port) {
         return port >= first && port <= last ? port - first : -1;
     }
+
+    /** The number of a port written as {@link #port} writes it (ASCII digits, no leading zero), or -1. */
+    public int offset(String port) {
+        boolean canonical = !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(ch -> ch >= '0' && ch <= '9')
+                && (port.length() == 1 || port.charAt(0) != '0');
+        return canonical ? offset(Integer.parseInt(port)) : -1;
+    }
 }
