@@ -2,6 +2,7 @@ package io.cybernetes.api;
 
 import io.cybernetes.api.ResourceType.NameRule;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
@@ -10,7 +11,9 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -48,6 +51,7 @@ public final class ResourceRegistry {
     private static final String AUTHORIZATION = "authorization.k8s.io";
     private static final String ADMISSION = "admissionregistration.k8s.io";
     private static final String AUTHENTICATION = "authentication.k8s.io";
+    private static final String DISCOVERY = "discovery.k8s.io";
     /** The group of CustomResourceDefinitions. */
     public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
@@ -135,9 +139,13 @@ public final class ResourceRegistry {
         t.add(type("", "Secret", "secrets", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Secret.class));
         t.add(type("", "ResourceQuota", "resourcequotas", true, List.of("quota"), List.of(), Set.of("status"), NameRule.DNS1123_SUBDOMAIN, ResourceQuota.class));
         t.add(type("", "LimitRange", "limitranges", true, List.of("limits"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, LimitRange.class));
+        t.add(type("", "Service", "services", true, List.of("svc"), List.of("all"), Set.of("status"), NameRule.DNS1035_LABEL, Service.class));
+        t.add(type("", "Endpoints", "endpoints", true, List.of("ep"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Endpoints.class));
         t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of("token"), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
         t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
+        t.add(type(DISCOVERY, "EndpointSlice", "endpointslices", true, List.of(), List.of(), Set.of(),
+                NameRule.DNS1123_SUBDOMAIN, EndpointSlice.class));
         t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));
         t.add(type(RBAC, "Role", "roles", true, List.of(), List.of(), Set.of(), NameRule.PATH_SEGMENT, Role.class));
         t.add(type(RBAC, "ClusterRole", "clusterroles", false, List.of(), List.of(), Set.of(), NameRule.PATH_SEGMENT,

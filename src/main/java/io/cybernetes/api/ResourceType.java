@@ -34,7 +34,7 @@ public record ResourceType(
     public static final List<String> READ_ONLY = List.of("get", "list");
 
     /** How names of a kind are validated. */
-    public enum NameRule { DNS1123_SUBDOMAIN, DNS1123_LABEL, PATH_SEGMENT }
+    public enum NameRule { DNS1123_SUBDOMAIN, DNS1123_LABEL, DNS1035_LABEL, PATH_SEGMENT }
 
     public String apiVersion() {
         return group.isEmpty() ? version : group + "/" + version;

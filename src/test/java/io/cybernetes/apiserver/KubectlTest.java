@@ -380,4 +380,26 @@ class KubectlTest extends ApiTestSupport {
             throw new AssertionError("did not see " + text + " in " + Files.readString(file));
         }
     }
+
+    @Test
+    void exposeCreateServiceAndGetServices() {
+        Run deploy = kubectl("-n", ns, "create", "deployment", "web", "--image=nginx:1.27");
+        assertThat(deploy.exit()).as(deploy.all()).isZero();
+        Run exposed = kubectl("-n", ns, "expose", "deployment", "web", "--port=80", "--target-port=8080");
+        assertThat(exposed.exit()).as(exposed.all()).isZero();
+        assertThat(exposed.out()).contains("service/web exposed");
+        Run nodePort = kubectl("-n", ns, "create", "service", "nodeport", "edge", "--tcp=443:8443", "--node-port=30443");
+        assertThat(nodePort.exit()).as(nodePort.all()).isZero();
+        Run again = kubectl("-n", ns, "create", "service", "nodeport", "edge2", "--tcp=443:8443", "--node-port=30443");
+        assertThat(again.exit()).isNotZero();
+        assertThat(again.all()).contains("spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated");
+        Run got = kubectl("-n", ns, "get", "svc", "-o", "wide");
+        assertThat(got.exit()).as(got.all()).isZero();
+        assertThat(got.out()).contains("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "SELECTOR")
+                .containsPattern("web\\s+ClusterIP\\s+10\\.\\d+\\.\\d+\\.\\d+\\s+<none>\\s+80/TCP\\s+\\S+\\s+app=web")
+                .containsPattern("edge\\s+NodePort\\s+10\\.[\\d.]+\\s+<none>\\s+443:30443/TCP");
+        Run json = kubectl("-n", ns, "get", "svc", "web", "-o", "jsonpath={.spec.selector.app} {.spec.ports[0].targetPort}");
+        assertThat(json.out()).isEqualTo("web 8080");
+        assertThat(kubectl("-n", ns, "delete", "svc", "edge").exit()).isZero();
+    }
 }

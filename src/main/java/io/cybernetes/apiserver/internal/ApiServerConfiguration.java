@@ -2,13 +2,19 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.apiserver.internal.handlers.ApiServerMetrics;
 import io.cybernetes.apiserver.internal.handlers.ResourceService;
+import io.cybernetes.apiserver.internal.allocation.IpRange;
+import io.cybernetes.apiserver.internal.allocation.PortRange;
+import io.cybernetes.apiserver.internal.allocation.ServiceAllocations;
 import io.cybernetes.apiserver.internal.registry.KindDefinitions;
+import io.cybernetes.apiserver.internal.registry.ServiceStrategy;
 import io.cybernetes.apiserver.internal.registry.SchemaRegistry;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.auth.RuleResolver;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.apiserver.AuditProperties;
+import io.cybernetes.apiserver.ServiceProperties;
+import io.cybernetes.api.ResourceType;
 import io.cybernetes.auth.RequestAttributesResolver;
 import io.cybernetes.store.Store;
 import org.springdoc.core.properties.SwaggerUiConfigProperties;
@@ -27,7 +33,7 @@ import org.springframework.core.Ordered;
 
 /** Wires the API server's beans. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ApiServerProperties.class, AuditProperties.class})
+@EnableConfigurationProperties({ApiServerProperties.class, AuditProperties.class, ServiceProperties.class})
 class ApiServerConfiguration {
 
     @Bean
@@ -36,8 +42,17 @@ class ApiServerConfiguration {
     }
 
     @Bean
-    KindDefinitions kindDefinitions(ResourceRegistry registry, SchemaRegistry schemas) {
-        return KindDefinitions.builtIn(registry, schemas);
+    KindDefinitions kindDefinitions(ResourceRegistry registry, SchemaRegistry schemas, ServiceAllocations services) {
+        KindDefinitions definitions = KindDefinitions.builtIn(registry, schemas);
+        ResourceType type = registry.byPath("", "v1", "services").orElseThrow();
+        definitions.register(definitions.of(type).withStrategy(new ServiceStrategy(services)));
+        return definitions;
+    }
+
+    @Bean
+    ServiceAllocations serviceAllocations(Store store, ResourceRegistry registry, ServiceProperties props) {
+        return new ServiceAllocations(store, registry.byPath("", "v1", "services").orElseThrow(),
+                IpRange.parse(props.clusterIpRange()), PortRange.parse(props.nodePortRange()));
     }
 
     @Bean

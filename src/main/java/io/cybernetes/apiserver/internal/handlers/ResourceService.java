@@ -332,6 +332,7 @@ public final class ResourceService {
             if (opts.dryRun()) {
                 return Outcome.ok(updated, List.of());
             }
+            KindStrategy.Update held = KindStrategy.Update.NONE;
             try {
                 if (finalized) {
                     StoredObject last = served(type, store.delete(key, cur.modRevision(), null));
@@ -340,14 +341,23 @@ public final class ResourceService {
                     awaitCacheForPolicy(type, last);
                     return Outcome.stored(last, 200);
                 }
+                held = definitions.of(type).strategy().beforeUpdate(updated, old);
                 StoredObject stored = store.update(key, forStorage(type, updated), cur.modRevision(), null);
+                KindStrategy.Update done = held;
+                held = KindStrategy.Update.NONE;
+                done.afterStore().run();
                 awaitCacheForPolicy(type, stored);
                 return Outcome.stored(served(type, stored), 200);
             } catch (StorageException e) {
+                held.undo().run();
                 admission.release(type, subresource, namespace, updated, old, opts);
                 if (e.isConflict() && expectedRevision > 0) {
                     throw ApiException.staleObject(type, name);
                 }
+                throw e;
+            } catch (RuntimeException e) {
+                held.undo().run();
+                admission.release(type, subresource, namespace, updated, old, opts);
                 throw e;
             }
         });

@@ -96,6 +96,7 @@ public final class BuiltInColumns {
         all.put("ClusterRole", List.of(NAME, CREATED_AT));
         all.put("RoleBinding", BINDING);
         all.put("ClusterRoleBinding", BINDING);
+        all.putAll(ServiceColumns.BY_KIND);
         return Map.copyOf(all);
     }
 

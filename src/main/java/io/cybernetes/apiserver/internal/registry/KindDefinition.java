@@ -31,6 +31,11 @@ public record KindDefinition(ResourceType type, KindStrategy strategy, List<Tabl
         subresources = List.copyOf(subresources);
     }
 
+    /** This kind with another strategy (one that needs what only the running server has: a store, settings). */
+    public KindDefinition withStrategy(KindStrategy other) {
+        return new KindDefinition(type, other, columns, policy, subresources, schema, scale, conversion);
+    }
+
     /**
      * A kind with nothing of its own: the generic strategy, name and age columns, not
      * policy; the subresources it declares; the schema of its model.

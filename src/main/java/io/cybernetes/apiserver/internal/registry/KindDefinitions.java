@@ -66,7 +66,9 @@ public final class KindDefinitions {
             Map.entry("MutatingWebhookConfiguration", new WebhookConfigurationStrategy()),
             Map.entry("ValidatingWebhookConfiguration", new WebhookConfigurationStrategy()),
             Map.entry("PriorityClass", new PriorityClassStrategy()),
-            Map.entry("CustomResourceDefinition", new CrdStrategy()));
+            Map.entry("CustomResourceDefinition", new CrdStrategy()),
+            Map.entry("Endpoints", new EndpointsStrategy(false)),
+            Map.entry("EndpointSlice", new EndpointsStrategy(true)));
 
     /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
     public static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {

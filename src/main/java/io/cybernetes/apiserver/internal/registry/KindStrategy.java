@@ -68,6 +68,21 @@ public interface KindStrategy {
         return () -> { };
     }
 
+    /**
+     * Runs just before an update is stored (not on dry runs), after validation and admission:
+     * takes what the new object needs that the old one does not hold (a node port for a
+     * Service now of type NodePort). Returns what undoes it when the update is not stored, and
+     * what gives back, once it is, what the old object held and the new one no longer needs.
+     */
+    default Update beforeUpdate(ObjectNode obj, ObjectNode old) {
+        return Update.NONE;
+    }
+
+    /** What an update took ({@code undo}: run when it is not stored) and what its storing gives back. */
+    record Update(Runnable undo, Runnable afterStore) {
+        public static final Update NONE = new Update(() -> { }, () -> { });
+    }
+
     /** Runs once an object is gone from the store: gives back what it held. */
     default void afterDelete(ObjectNode last) {
     }

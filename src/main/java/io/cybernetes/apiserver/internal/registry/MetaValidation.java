@@ -16,11 +16,17 @@ import java.util.regex.Pattern;
 public final class MetaValidation {
 
     public static final Pattern DNS1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    public static final Pattern DNS1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
     public static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(
             "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern QUALIFIED_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
     private static final int ANNOTATIONS_MAX_BYTES = 256 * 1024;
+
+    /** Why a name is no DNS-1035 label (a Service's name, a port's name), in Kubernetes' words. */
+    public static final String DNS1035_MESSAGE = "a DNS-1035 label must consist of lower case alphanumeric characters"
+            + " or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name', "
+            + " or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
     private MetaValidation() {
     }
@@ -40,6 +46,13 @@ public final class MetaValidation {
                             + " or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
                 }
             }
+            case DNS1035_LABEL -> {
+                if (name.length() > 63) {
+                    causes.add(invalid(field, name, "must be no more than 63 characters"));
+                } else if (!DNS1035_LABEL.matcher(name).matches()) {
+                    causes.add(invalid(field, name, DNS1035_MESSAGE));
+                }
+            }
             case DNS1123_SUBDOMAIN -> {
                 if (name.length() > 253) {
                     causes.add(invalid(field, name, "must be no more than 253 characters"));
@@ -56,6 +69,29 @@ public final class MetaValidation {
                 }
             }
         }
+    }
+
+    /**
+     * Why a text is no port name (an IANA service name: a container port's name, a Service's
+     * target port by name), in Kubernetes' words; null when it is one.
+     */
+    public static String portNameProblem(String name) {
+        if (name.length() > 15) {
+            return "must be no more than 15 characters";
+        }
+        if (!name.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+            return "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)";
+        }
+        if (name.contains("--")) {
+            return "must not contain consecutive hyphens";
+        }
+        if (name.chars().noneMatch(c -> c >= 'a' && c <= 'z')) {
+            return "must contain at least one letter (a-z)";
+        }
+        if (name.startsWith("-") || name.endsWith("-")) {
+            return "must not begin or end with a hyphen";
+        }
+        return null;
     }
 
     /** Validates labels and annotations of {@code metadata}. */
