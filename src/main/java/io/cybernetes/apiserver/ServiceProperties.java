@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Where Services get their addresses and ports, as kube-apiserver's flags of the same names
  * set them, documented in {@code config/application.yml}.
  *
- * @param clusterIpRange   the Service CIDR cluster IPs come from (its first address is the {@code kubernetes} Service's)
+ * @param clusterIpRange   the Service CIDR cluster IPs come from
  * @param nodePortRange    the range node ports come from, both ends included
  */
 @ConfigurationProperties("cybernetes.apiserver.services")
