@@ -44,18 +44,6 @@ public final class ServiceAllocations {
         this.ports = Allocator.of(store, "nodeports", portRange);
     }
 
-    public IpRange ipRange() {
-        return ipRange;
-    }
-
-    public Allocator ips() {
-        return ips;
-    }
-
-    public Allocator ports() {
-        return ports;
-    }
-
     /** Who holds a Service's members: the Service by namespace, name and uid (a Service made again is another). */
     public static String holder(ObjectNode svc) {
         return Json.text(svc, "metadata.namespace") + "/" + Json.text(svc, "metadata.name") + "/"
@@ -78,8 +66,7 @@ public final class ServiceAllocations {
             if (!"ExternalName".equals(t)) {
                 allocateClusterIp(name, spec, old == null ? null : clusterIp(old), holder, undo);
             }
-            Set<String> oldPorts = old == null ? Set.of() : nodePorts(old);
-            Set<String> mine = new LinkedHashSet<>(oldPorts);
+            Set<String> mine = old == null ? new LinkedHashSet<>() : nodePorts(old);
             if (needsNodePorts(spec) && spec.get("ports") instanceof ArrayNode list) {
                 for (int i = 0; i < list.size(); i++) {
                     if (list.get(i) instanceof ObjectNode port) {

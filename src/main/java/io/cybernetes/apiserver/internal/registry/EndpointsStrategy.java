@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.ResourceType.NameRule;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -97,7 +98,7 @@ public final class EndpointsStrategy implements KindStrategy {
                 } else if ("IPv6".equals(type) && !(a.contains(":") && ServiceValidation.isIp(a))) {
                     causes.add(MetaValidation.invalid(at + "[" + j + "]", a, "must be a valid IPv6 address"));
                 } else if ("FQDN".equals(type)) {
-                    MetaValidation.validateName(a, io.cybernetes.api.ResourceType.NameRule.DNS1123_SUBDOMAIN,
+                    MetaValidation.validateName(a, NameRule.DNS1123_SUBDOMAIN,
                             at + "[" + j + "]", causes);
                 }
             }
@@ -117,7 +118,7 @@ public final class EndpointsStrategy implements KindStrategy {
             if (requireNames && ports.size() > 1 && name.isEmpty()) {
                 causes.add(MetaValidation.required(pat + ".name"));
             } else if (!name.isEmpty()) {
-                MetaValidation.validateName(name, io.cybernetes.api.ResourceType.NameRule.DNS1123_LABEL, pat + ".name",
+                MetaValidation.validateName(name, NameRule.DNS1123_LABEL, pat + ".name",
                         causes);
             }
             if (p.has("port") || requireNames) {

@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal.registry;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.ResourceType.NameRule;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 
@@ -54,7 +55,7 @@ final class ServiceValidation {
                     causes.add(MetaValidation.required("spec.externalName"));
                 } else {
                     MetaValidation.validateName(name.endsWith(".") ? name.substring(0, name.length() - 1) : name,
-                            io.cybernetes.api.ResourceType.NameRule.DNS1123_SUBDOMAIN, "spec.externalName", causes);
+                            NameRule.DNS1123_SUBDOMAIN, "spec.externalName", causes);
                 }
             }
             default -> {
@@ -101,7 +102,7 @@ final class ServiceValidation {
             if (ports.size() > 1 && name.isEmpty()) {
                 causes.add(MetaValidation.required(at + ".name"));
             } else if (!name.isEmpty()) {
-                MetaValidation.validateName(name, io.cybernetes.api.ResourceType.NameRule.DNS1123_LABEL, at + ".name",
+                MetaValidation.validateName(name, NameRule.DNS1123_LABEL, at + ".name",
                         causes);
                 if (!names.add(name)) {
                     causes.add(MetaValidation.duplicate(at + ".name", name));
