@@ -180,7 +180,9 @@ public final class BootstrapPolicy {
                 // write pods and their owners, node lifecycle taints nodes and evicts, the
                 // clusterrole-aggregation controller writes rules it does not hold itself.
                 rule(List.of("get", "delete", "deletecollection", "patch", "update"), List.of("*"), List.of("*")),
-                rule(List.of("create"), List.of(""), List.of("pods", "events", "pods/eviction", "pods/binding")),
+                rule(List.of("create"), List.of(""), List.of("pods", "events", "pods/eviction", "pods/binding",
+                        "endpoints")),
+                rule(List.of("create"), List.of("discovery.k8s.io"), List.of("endpointslices")),
                 rule(List.of("create"), List.of("apps"), List.of("replicasets", "controllerrevisions")),
                 rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")))));
         return roles;

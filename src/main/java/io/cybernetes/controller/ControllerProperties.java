@@ -60,6 +60,8 @@ public record ControllerProperties(
             @DefaultValue("5") int garbageCollector,
             @DefaultValue("2") int namespace,
             @DefaultValue("2") int nodeLifecycle,
-            @DefaultValue("1") int podGc) {
+            @DefaultValue("1") int podGc,
+            @DefaultValue("5") int endpoints,
+            @DefaultValue("5") int endpointSlice) {
     }
 }

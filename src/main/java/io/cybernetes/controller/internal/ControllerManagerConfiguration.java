@@ -17,19 +17,24 @@ import io.cybernetes.controller.ControllerProperties;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.deployment.DeploymentController;
+import io.cybernetes.controller.endpoint.EndpointsController;
+import io.cybernetes.controller.endpointslice.EndpointSliceController;
 import io.cybernetes.controller.garbagecollector.GarbageCollector;
 import io.cybernetes.controller.namespace.NamespaceController;
 import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.cybernetes.api.PrometheusText;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -173,6 +178,31 @@ class ControllerManagerConfiguration {
             Controller c = new Controller(PodGarbageCollector.NAME, pg, w.podGc());
             pods.addEventHandler(pg.podHandler(c));
             nodes.addEventHandler(pg.nodeHandler(c));
+            return c;
+        });
+        r.put(EndpointsController.NAME, (client, informers) -> {
+            var services = informers.informerFor(Service.class);
+            var pods = informers.informerFor(Pod.class);
+            var endpoints = informers.informerFor(Endpoints.class);
+            EndpointsController ec = new EndpointsController(client, services.indexer(), pods.indexer(),
+                    endpoints.indexer());
+            Controller c = new Controller(EndpointsController.NAME, ec, w.endpoints());
+            services.addEventHandler(ec.serviceHandler(c));
+            pods.addEventHandler(ec.podHandler(c));
+            endpoints.addEventHandler(ec.endpointsHandler(c));
+            return c;
+        });
+        r.put(EndpointSliceController.NAME, (client, informers) -> {
+            var services = informers.informerFor(Service.class);
+            var pods = informers.informerFor(Pod.class);
+            var slices = informers.informerFor(EndpointSlice.class);
+            var nodes = informers.informerFor(Node.class);
+            EndpointSliceController sc = new EndpointSliceController(client, services.indexer(), pods.indexer(),
+                    slices.indexer(), nodes.indexer());
+            Controller c = new Controller(EndpointSliceController.NAME, sc, w.endpointSlice());
+            services.addEventHandler(sc.serviceHandler(c));
+            pods.addEventHandler(sc.podHandler(c));
+            slices.addEventHandler(sc.sliceHandler(c));
             return c;
         });
         r.keySet().removeIf(name -> !props.runs(name));
