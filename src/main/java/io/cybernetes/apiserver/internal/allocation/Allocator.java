@@ -67,6 +67,12 @@ public final class Allocator {
         return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, range::offset);
     }
 
+    /** The records' key prefix: which allocator this is. */
+    @Override
+    public String toString() {
+        return prefix;
+    }
+
     /** Whether the member belongs to the range. */
     public boolean contains(String m) {
         return offset.applyAsInt(m) >= 0;
@@ -97,7 +103,8 @@ public final class Allocator {
         throw new Unavailable("no free member of " + what + " is left", false);
     }
 
-    private boolean tryCreate(String m, String holder) {
+    /** Takes the member for the holder if no one holds it; whether it did. */
+    public boolean tryCreate(String m, String holder) {
         ObjectNode record = Json.object();
         record.put("holder", holder);
         try {

@@ -12,9 +12,13 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The cluster IPs and node ports of Services, as Kubernetes' Service REST storage hands
@@ -35,6 +39,11 @@ public final class ServiceAllocations {
     private final PortRange portRange;
     private final Allocator ips;
     private final Allocator ports;
+    /** How many passes in a row a member has been found held for no Service, by allocator, member and holder. */
+    private final Map<String, Integer> suspects = new ConcurrentHashMap<>();
+
+    /** Passes in a row that must find a member held for no Service before it is given back. */
+    static final int LEAK_PASSES = 3;
 
     public ServiceAllocations(Store store, ResourceType type, IpRange ipRange, PortRange portRange) {
         this.type = type;
@@ -82,6 +91,85 @@ public final class ServiceAllocations {
             undoAll.run();
             throw e;
         }
+    }
+
+    /**
+     * One pass of the repair, as Kubernetes' allocation repair loops: a member held for no
+     * Service (its Service gone while the store could not be written, a write that never
+     * finished) is given back once three passes in a row found it so, as a Service being
+     * created right now holds its members a moment before it is stored; a member a Service
+     * has but no record holds (records lost or restored from an older backup) is taken
+     * again for it; two Services with the same member, or one outside the ranges now set,
+     * are reported, as they need to be made again. Returns how many members were given back.
+     */
+    public int repair(List<ObjectNode> services) {
+        Map<String, String> wantIps = new HashMap<>();
+        Map<String, String> wantPorts = new HashMap<>();
+        for (ObjectNode svc : services) {
+            String holder = holder(svc);
+            String ip = clusterIp(svc);
+            if (ip != null) {
+                reclaim(ips, "cluster IP", ip, holder, wantIps);
+            }
+            for (String port : nodePorts(svc)) {
+                reclaim(ports, "node port", port, holder, wantPorts);
+            }
+        }
+        return releaseLeaks(ips, wantIps) + releaseLeaks(ports, wantPorts);
+    }
+
+    private static void reclaim(Allocator a, String what, String member, String holder,
+                                Map<String, String> wanted) {
+        String other = wanted.putIfAbsent(member, holder);
+        if (other != null) {
+            LOG.warn("the {} {} was assigned to more than one Service ({} and {}); make one of them again", what,
+                    member, service(other), service(holder));
+            return;
+        }
+        if (!a.contains(member)) {
+            LOG.warn("the {} {} of Service {} is not in the range set now; make the Service again to have one of it",
+                    what, member, service(holder));
+            return;
+        }
+        String held = a.holder(member);
+        if (held == null) {
+            if (a.tryCreate(member, holder)) {
+                LOG.warn("the {} {} of Service {} had no record; it is recorded again", what, member, service(holder));
+            }
+        } else if (!held.equals(holder)) {
+            LOG.warn("the {} {} of Service {} is recorded for {}; make one of them again", what, member,
+                    service(holder), service(held));
+        }
+    }
+
+    /** namespace/name of a holder (namespace/name/uid). */
+    private static String service(String holder) {
+        int last = holder.lastIndexOf('/');
+        return last < 0 ? holder : holder.substring(0, last);
+    }
+
+    private int releaseLeaks(Allocator a, Map<String, String> wanted) {
+        int released = 0;
+        Set<String> seen = new HashSet<>();
+        for (String[] held : a.held()) {
+            String member = held[0];
+            String holder = held[1];
+            String id = a + member + "/" + holder;
+            if (holder != null && holder.equals(wanted.get(member))) {
+                suspects.remove(id);
+                continue;
+            }
+            seen.add(id);
+            int passes = suspects.merge(id, 1, Integer::sum);
+            if (passes >= LEAK_PASSES) {
+                a.release(member, holder);
+                suspects.remove(id);
+                released++;
+                LOG.info("gave back {}, held for {} which no longer has it", member, service(holder));
+            }
+        }
+        suspects.keySet().removeIf(id -> id.startsWith(a.toString()) && !seen.contains(id));
+        return released;
     }
 
     /** Gives back what the old Service held and the new one (null: none, it is gone) does not. */
