@@ -13,7 +13,9 @@ import java.util.Set;
  * What one object counts against a ResourceQuota: {@code count/<resource>[.<group>]}, the
  * legacy object counts ({@code pods}, {@code configmaps}, ...), and for a pod that is not
  * finished its requests and limits ({@code requests.cpu}, {@code limits.memory}, and
- * {@code cpu}/{@code memory} for requests).
+ * {@code cpu}/{@code memory} for requests), and for a Service its node ports
+ * ({@code services.nodeports}: every port of a NodePort Service, and of a LoadBalancer one
+ * unless it asks for none, then those it names) and {@code services.loadbalancers}.
  */
 public final class QuotaUsage {
 
@@ -39,6 +41,9 @@ public final class QuotaUsage {
         if (group.isEmpty() && LEGACY_COUNTS.contains(resource)) {
             usage.put(resource, BigDecimal.ONE);
         }
+        if (group.isEmpty() && resource.equals("services")) {
+            serviceCounts(obj, usage);
+        }
         if (pod) {
             for (String kind : new String[] {"requests", "limits"}) {
                 PodResources.total(obj.path("spec"), kind).forEach((r, v) -> usage.put(kind + "." + r, v));
@@ -50,5 +55,24 @@ public final class QuotaUsage {
             }
         }
         return usage;
+    }
+
+    private static void serviceCounts(ObjectNode svc, Map<String, BigDecimal> usage) {
+        var spec = svc.path("spec");
+        String type = spec.path("type").asString("ClusterIP");
+        int ports = spec.path("ports").size();
+        if ("NodePort".equals(type)) {
+            usage.put("services.nodeports", BigDecimal.valueOf(ports));
+        } else if ("LoadBalancer".equals(type)) {
+            int nodePorts = ports;
+            if (!spec.path("allocateLoadBalancerNodePorts").asBoolean(true)) {
+                nodePorts = 0;
+                for (var p : spec.path("ports")) {
+                    nodePorts += p.path("nodePort").asInt(0) > 0 ? 1 : 0;
+                }
+            }
+            usage.put("services.nodeports", BigDecimal.valueOf(nodePorts));
+            usage.put("services.loadbalancers", BigDecimal.ONE);
+        }
     }
 }

@@ -17,6 +17,7 @@ import java.util.List;
  * @param workers                concurrent reconciles per controller
  * @param nodeMonitorGracePeriod how long a node's lease may go unrenewed before the node is Unknown and tainted
  * @param podGcQuarantine        how long a node must be missing before its pods are deleted
+ * @param loadBalancerAddresses  the addresses Services of type LoadBalancer get (CIDRs, ranges a-b, addresses)
  */
 @ConfigurationProperties("cybernetes.controllers")
 public record ControllerProperties(
@@ -26,7 +27,8 @@ public record ControllerProperties(
         @DefaultValue LeaderElection leaderElection,
         @DefaultValue Workers workers,
         @DefaultValue("50s") Duration nodeMonitorGracePeriod,
-        @DefaultValue("40s") Duration podGcQuarantine) {
+        @DefaultValue("40s") Duration podGcQuarantine,
+        @DefaultValue("198.51.100.10-198.51.100.250") List<String> loadBalancerAddresses) {
 
     /** Whether the controller of that name is to run. */
     public boolean runs(String name) {

@@ -401,5 +401,11 @@ class KubectlTest extends ApiTestSupport {
         Run json = kubectl("-n", ns, "get", "svc", "web", "-o", "jsonpath={.spec.selector.app} {.spec.ports[0].targetPort}");
         assertThat(json.out()).isEqualTo("web 8080");
         assertThat(kubectl("-n", ns, "delete", "svc", "edge").exit()).isZero();
+        // a load balancer gets an address of the pool, printed as its external IP
+        Run lb = kubectl("-n", ns, "create", "service", "loadbalancer", "front", "--tcp=80:8080");
+        assertThat(lb.exit()).as(lb.all()).isZero();
+        eventually(() -> assertThat(kubectl("-n", ns, "get", "svc", "front").out())
+                .containsPattern("front\\s+LoadBalancer\\s+10\\.[\\d.]+\\s+198\\.51\\.100\\.\\d+\\s+80:3\\d{4}/TCP"));
+        assertThat(kubectl("-n", ns, "delete", "svc", "front").exit()).isZero();
     }
 }

@@ -29,7 +29,8 @@ class ReconcileStatusApiTest extends ApiTestSupport {
             assertThat(c.path("status").path("workers").asInt()).isPositive();
         }
         assertThat(names).containsExactly("deployment", "replicaset", "garbage-collector", "namespace",
-                "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector");
+                "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
+                "endpointslice", "service-lb");
         eventually(() -> assertThat(get(ROOT + "/controllers/namespace").json().path("status").path("reconciles")
                 .asLong()).isPositive());
         JsonNode one = get(ROOT + "/controllers/deployment").json();

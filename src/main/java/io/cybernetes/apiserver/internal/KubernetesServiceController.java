@@ -135,7 +135,7 @@ class KubernetesServiceController implements SmartLifecycle {
             if (!warned) {
                 warned = true;
                 log.warn("could not bring the kubernetes Service and its endpoints up to date (trying again every {}):"
-                        + " {}", props.endpointReconcileInterval(), e.getMessage());
+                        + " {}", props.endpointReconcileInterval().toMillis() + " ms", e.getMessage());
             }
         }
     }
@@ -150,7 +150,7 @@ class KubernetesServiceController implements SmartLifecycle {
             allocations.repair(all);
         } catch (StorageException | ApiException e) {
             log.warn("the allocation repair could not run ({}); it runs again in {}", e.getMessage(),
-                    props.repairInterval());
+                    props.repairInterval().toSeconds() + " s");
         }
     }
 

@@ -24,6 +24,7 @@ import io.cybernetes.controller.namespace.NamespaceController;
 import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
+import io.cybernetes.controller.service.LoadBalancerController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -71,6 +72,7 @@ class ControllerManagerConfiguration {
     @Bean
     ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props,
                                         ResourceRegistry registry) {
+        LoadBalancerController.checkPool(props.loadBalancerAddresses());
         ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()),
                 io.cybernetes.api.Version.userAgent("kube-controller-manager"));
         ControllerProperties.LeaderElection le = props.leaderElection();
@@ -203,6 +205,14 @@ class ControllerManagerConfiguration {
             services.addEventHandler(sc.serviceHandler(c));
             pods.addEventHandler(sc.podHandler(c));
             slices.addEventHandler(sc.sliceHandler(c));
+            return c;
+        });
+        r.put(LoadBalancerController.NAME, (client, informers) -> {
+            var services = informers.informerFor(Service.class);
+            LoadBalancerController lb = new LoadBalancerController(client, services.indexer(),
+                    props.loadBalancerAddresses(), new EventRecorder(client, "service-controller"));
+            Controller c = new Controller(LoadBalancerController.NAME, lb, 1);
+            services.addEventHandler(lb.serviceHandler(c));
             return c;
         });
         r.keySet().removeIf(name -> !props.runs(name));
