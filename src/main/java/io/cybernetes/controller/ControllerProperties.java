@@ -18,6 +18,8 @@ import java.util.List;
  * @param nodeMonitorGracePeriod how long a node's lease may go unrenewed before the node is Unknown and tainted
  * @param podGcQuarantine        how long a node must be missing before its pods are deleted
  * @param loadBalancerAddresses  the addresses Services of type LoadBalancer get (CIDRs, ranges a-b, addresses)
+ * @param jobBackoff             how long a Job waits before it replaces its first failed pod (doubled for each
+ *                               further failure, at most ten minutes)
  */
 @ConfigurationProperties("cybernetes.controllers")
 public record ControllerProperties(
@@ -28,7 +30,8 @@ public record ControllerProperties(
         @DefaultValue Workers workers,
         @DefaultValue("50s") Duration nodeMonitorGracePeriod,
         @DefaultValue("40s") Duration podGcQuarantine,
-        @DefaultValue("198.51.100.10-198.51.100.250") List<String> loadBalancerAddresses) {
+        @DefaultValue("198.51.100.10-198.51.100.250") List<String> loadBalancerAddresses,
+        @DefaultValue("10s") Duration jobBackoff) {
 
     /** Whether the controller of that name is to run. */
     public boolean runs(String name) {
@@ -64,6 +67,7 @@ public record ControllerProperties(
             @DefaultValue("2") int nodeLifecycle,
             @DefaultValue("1") int podGc,
             @DefaultValue("5") int endpoints,
-            @DefaultValue("5") int endpointSlice) {
+            @DefaultValue("5") int endpointSlice,
+            @DefaultValue("5") int job) {
     }
 }

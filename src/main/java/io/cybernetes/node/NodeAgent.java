@@ -43,8 +43,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * renews its Lease in {@code kube-node-lease} at each heartbeat, and moves the pods bound to
  * it along: Pending → Running after the start-up delay (start time, pod IP from the node's
  * range, ready containers); pods that do not restart and say how long they run
- * ({@value #RUN_SECONDS}) end Succeeded; a pod being deleted is let go (deleted with grace
- * period 0). A {@link NodeFleet} runs agents — their heartbeats and the pod watch.
+ * ({@value #RUN_SECONDS}; a Job's pods run for the job run time unless they say) then exit
+ * with the code {@value #EXIT_CODE} says (0 unless it does): Succeeded, or as a crash that
+ * their restartPolicy restarts or ends Failed; a pod being deleted is let go (deleted with
+ * grace period 0). A {@link NodeFleet} runs agents — their heartbeats and the pod watch.
  *
  * <p>Faults can be injected: heartbeats stopped and resumed (the node goes Unknown, as if
  * cut off), the node reporting NotReady (as with its container runtime down), and a
@@ -55,6 +57,10 @@ public final class NodeAgent {
 
     /** How long a pod with restartPolicy Never or OnFailure runs before it succeeds. */
     public static final String RUN_SECONDS = "cybernetes.io/run-seconds";
+    /** The exit code a pod's containers end with once they have run their time (default 0). */
+    public static final String EXIT_CODE = "cybernetes.io/exit-code";
+    /** How long a Job's pod runs when it does not say, unless the fleet sets another time. */
+    public static final Duration DEFAULT_JOB_RUN_TIME = Duration.ofSeconds(5);
     public static final String LEASE_NAMESPACE = "kube-node-lease";
     static final int LEASE_DURATION_SECONDS = 40;
 
@@ -92,6 +98,7 @@ public final class NodeAgent {
     private volatile boolean ready = true;
     private volatile boolean statusToWrite;
     private volatile Lease lease;
+    private volatile Duration jobRunTime = DEFAULT_JOB_RUN_TIME;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
         this.client = client;
@@ -101,6 +108,11 @@ public final class NodeAgent {
 
     public String name() {
         return config.name();
+    }
+
+    /** How long a Job's pods run when they do not say ({@value #RUN_SECONDS}). */
+    public void jobRunTime(Duration d) {
+        jobRunTime = d;
     }
 
     public Config config() {
@@ -355,28 +367,58 @@ public final class NodeAgent {
         if (runFor == null) {
             return null;
         }
-        Instant started = pod.getStatus().getStartTime() == null ? now : Instant.parse(pod.getStatus().getStartTime());
+        Instant started = containers.values().stream().map(Run::startedAt).filter(Objects::nonNull)
+                .max(Instant::compareTo).orElse(pod.getStatus().getStartTime() == null ? now
+                        : Instant.parse(pod.getStatus().getStartTime()));
         Duration left = Duration.between(now, started.plus(runFor));
         if (left.compareTo(Duration.ZERO) > 0) {
             return left;
         }
-        writeStatus(pod, "Succeeded", now);
-        return null;
+        int code = exitCode(pod);
+        if (code == 0) {
+            writeStatus(pod, "Succeeded", now);
+            return null;
+        }
+        for (Container c : pod.getSpec().getContainers()) {
+            crash(pod, c.getName(), code);
+        }
+        return running(pod, key, now);
     }
 
-    /** How long the pod runs before it succeeds: only pods that do not restart and say so. */
-    private static Duration runTime(Pod pod) {
+    private static int exitCode(Pod pod) {
+        String code = pod.getMetadata().getAnnotations() == null ? null
+                : pod.getMetadata().getAnnotations().get(EXIT_CODE);
+        try {
+            return code == null ? 0 : Integer.parseInt(code.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * How long the pod runs before its containers exit: only pods that do not restart, for
+     * as long as they say, or a Job's pod for the job run time.
+     */
+    private Duration runTime(Pod pod) {
         String policy = Objects.requireNonNullElse(pod.getSpec().getRestartPolicy(), "Always");
         String seconds = pod.getMetadata().getAnnotations() == null ? null
                 : pod.getMetadata().getAnnotations().get(RUN_SECONDS);
-        if ("Always".equals(policy) || seconds == null) {
+        if ("Always".equals(policy)) {
             return null;
+        }
+        if (seconds == null) {
+            return jobPod(pod) ? jobRunTime : null;
         }
         try {
             return Duration.ofMillis((long) (Double.parseDouble(seconds) * 1000));
         } catch (NumberFormatException e) {
             return null;
         }
+    }
+
+    private static boolean jobPod(Pod pod) {
+        return pod.getMetadata().getOwnerReferences() != null && pod.getMetadata().getOwnerReferences().stream()
+                .anyMatch(r -> Boolean.TRUE.equals(r.getController()) && "Job".equals(r.getKind()));
     }
 
     /** When the container started running, as the pod's status already says. */

@@ -19,6 +19,8 @@ import java.util.List;
  * @param images       images each reports having (for ImageLocality)
  * @param startupDelay how long a pod bound to a node takes to become Running
  * @param heartbeat    how often each renews its Lease
+ * @param jobRunTime   how long a Job's pod runs before it succeeds, unless it says otherwise
+ *                     ({@value NodeAgent#RUN_SECONDS}, {@value NodeAgent#EXIT_CODE})
  */
 @ConfigurationProperties("cybernetes.nodes")
 public record NodeProperties(
@@ -31,5 +33,6 @@ public record NodeProperties(
         @DefaultValue("110") int pods,
         @DefaultValue List<String> images,
         @DefaultValue("1s") Duration startupDelay,
-        @DefaultValue("10s") Duration heartbeat) {
+        @DefaultValue("10s") Duration heartbeat,
+        @DefaultValue("5s") Duration jobRunTime) {
 }

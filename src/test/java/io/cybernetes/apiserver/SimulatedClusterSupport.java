@@ -30,6 +30,7 @@ import java.util.Map;
         "cybernetes.nodes.count=3",
         "cybernetes.nodes.startup-delay=100ms",
         "cybernetes.nodes.heartbeat=1s",
+        "cybernetes.controllers.job-backoff=200ms",
         "cybernetes.auth.data-dir=./target/test-data/scheduling",
         "spring.datasource.url=jdbc:h2:mem:scheduling;DB_CLOSE_DELAY=-1"})
 public abstract class SimulatedClusterSupport extends ApiTestSupport {

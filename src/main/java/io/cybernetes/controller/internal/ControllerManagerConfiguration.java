@@ -20,12 +20,14 @@ import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.endpoint.EndpointsController;
 import io.cybernetes.controller.endpointslice.EndpointSliceController;
 import io.cybernetes.controller.garbagecollector.GarbageCollector;
+import io.cybernetes.controller.job.JobController;
 import io.cybernetes.controller.namespace.NamespaceController;
 import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
 import io.cybernetes.controller.service.LoadBalancerController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
+import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
@@ -34,6 +36,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -213,6 +216,23 @@ class ControllerManagerConfiguration {
                     props.loadBalancerAddresses(), new EventRecorder(client, "service-controller"));
             Controller c = new Controller(LoadBalancerController.NAME, lb, 1);
             services.addEventHandler(lb.serviceHandler(c));
+            return c;
+        });
+        r.put(JobController.NAME, (client, informers) -> {
+            var jobs = informers.informerFor(Job.class);
+            var pods = informers.informerFor(Pod.class);
+            JobController jc = new JobController(client, jobs.indexer(), pods.indexer(),
+                    new EventRecorder(client, "job-controller"), Clock.systemUTC(), props.jobBackoff());
+            Controller c = new Controller(JobController.NAME, jc, w.job());
+            jobs.addEventHandler(jc.jobHandler(c));
+            pods.addEventHandler(jc.podHandler(c));
+            return c;
+        });
+        r.put(TtlAfterFinishedController.NAME, (client, informers) -> {
+            var jobs = informers.informerFor(Job.class);
+            TtlAfterFinishedController ttl = new TtlAfterFinishedController(client, jobs.indexer(), Clock.systemUTC());
+            Controller c = new Controller(TtlAfterFinishedController.NAME, ttl, 1);
+            jobs.addEventHandler(ttl.handler(c));
             return c;
         });
         r.keySet().removeIf(name -> !props.runs(name));

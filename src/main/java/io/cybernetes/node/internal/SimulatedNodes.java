@@ -42,9 +42,10 @@ final class SimulatedNodes {
         for (int i = 1; i <= props.count(); i++) {
             String name = props.namePrefix() + i;
             String zone = props.zones().isEmpty() ? "zone-a" : props.zones().get((i - 1) % props.zones().size());
-            f.add(client(name), new NodeAgent.Config(name, props.cpu(), props.memory(), props.pods(), zone,
+            NodeAgent agent = f.add(client(name), new NodeAgent.Config(name, props.cpu(), props.memory(), props.pods(), zone,
                     props.region(), Map.of(), List.of(), props.images(), "10.244." + i, "192.168.0." + (10 + i),
                     props.startupDelay(), props.heartbeat()));
+            agent.jobRunTime(props.jobRunTime());
         }
         f.start();
         fleet = f;

@@ -97,7 +97,56 @@ public final class BuiltInColumns {
         all.put("RoleBinding", BINDING);
         all.put("ClusterRoleBinding", BINDING);
         all.putAll(ServiceColumns.BY_KIND);
+        all.put("Job", workload(NAME,
+                text("Status", 0, BuiltInColumns::jobStatus),
+                text("Completions", 0, BuiltInColumns::jobCompletions),
+                text("Duration", 0, BuiltInColumns::jobDuration),
+                AGE));
         return Map.copyOf(all);
+    }
+
+    /** A Job's state as kubectl shows it: its ending, else Terminating, FailureTarget, Suspended or Running. */
+    private static String jobStatus(JsonNode o) {
+        List<String> shown = new ArrayList<>();
+        for (JsonNode c : o.path("status").path("conditions")) {
+            if ("True".equals(c.path("status").asString(""))) {
+                shown.add(c.path("type").asString(""));
+            }
+        }
+        for (String t : List.of("Complete", "Failed")) {
+            if (shown.contains(t)) {
+                return t;
+            }
+        }
+        if (o.path("metadata").hasNonNull("deletionTimestamp")) {
+            return "Terminating";
+        }
+        for (String t : List.of("FailureTarget", "SuccessCriteriaMet", "Suspended")) {
+            if (shown.contains(t)) {
+                return t;
+            }
+        }
+        return "Running";
+    }
+
+    private static String jobCompletions(JsonNode o) {
+        int succeeded = o.path("status").path("succeeded").asInt(0);
+        JsonNode spec = o.path("spec");
+        if (spec.hasNonNull("completions")) {
+            return succeeded + "/" + spec.path("completions").asInt();
+        }
+        int parallelism = spec.path("parallelism").asInt(0);
+        return parallelism > 1 ? succeeded + "/1 of " + parallelism : succeeded + "/1";
+    }
+
+    private static String jobDuration(JsonNode o) {
+        String start = Json.text(o, "status.startTime");
+        if (start == null) {
+            return "";
+        }
+        String end = Json.text(o, "status.completionTime");
+        Instant to = end == null ? Instant.now() : Instant.parse(end);
+        return HumanDuration.format(Duration.between(Instant.parse(start), to));
     }
 
     private static String subjects(JsonNode o, String kind) {
