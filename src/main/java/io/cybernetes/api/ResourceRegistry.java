@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
@@ -147,6 +148,8 @@ public final class ResourceRegistry {
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
         t.add(type("batch", "Job", "jobs", true, List.of(), List.of("all"), Set.of("status"), NameRule.DNS1123_SUBDOMAIN,
                 Job.class));
+        t.add(type("batch", "CronJob", "cronjobs", true, List.of("cj"), List.of("all"), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, CronJob.class));
         t.add(type(DISCOVERY, "EndpointSlice", "endpointslices", true, List.of(), List.of(), Set.of(),
                 NameRule.DNS1123_SUBDOMAIN, EndpointSlice.class));
         t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));

@@ -183,6 +183,7 @@ public final class BootstrapPolicy {
                 rule(List.of("create"), List.of(""), List.of("pods", "events", "pods/eviction", "pods/binding",
                         "endpoints")),
                 rule(List.of("create"), List.of("discovery.k8s.io"), List.of("endpointslices")),
+                rule(List.of("create"), List.of("batch"), List.of("jobs")),
                 rule(List.of("create"), List.of("apps"), List.of("replicasets", "controllerrevisions")),
                 rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")))));
         return roles;

@@ -16,6 +16,7 @@ import io.cybernetes.controller.ControllerManager;
 import io.cybernetes.controller.ControllerProperties;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
+import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.endpoint.EndpointsController;
 import io.cybernetes.controller.endpointslice.EndpointSliceController;
@@ -36,6 +37,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -226,6 +228,16 @@ class ControllerManagerConfiguration {
             Controller c = new Controller(JobController.NAME, jc, w.job());
             jobs.addEventHandler(jc.jobHandler(c));
             pods.addEventHandler(jc.podHandler(c));
+            return c;
+        });
+        r.put(CronJobController.NAME, (client, informers) -> {
+            var cronJobs = informers.informerFor(CronJob.class);
+            var jobs = informers.informerFor(Job.class);
+            CronJobController cc = new CronJobController(client, cronJobs.indexer(), jobs.indexer(),
+                    new EventRecorder(client, "cronjob-controller"), Clock.systemUTC());
+            Controller c = new Controller(CronJobController.NAME, cc, w.cronJob());
+            cronJobs.addEventHandler(cc.cronJobHandler(c));
+            jobs.addEventHandler(cc.jobHandler(c));
             return c;
         });
         r.put(TtlAfterFinishedController.NAME, (client, informers) -> {

@@ -102,7 +102,20 @@ public final class BuiltInColumns {
                 text("Completions", 0, BuiltInColumns::jobCompletions),
                 text("Duration", 0, BuiltInColumns::jobDuration),
                 AGE));
+        all.put("CronJob", workload(NAME,
+                text("Schedule", 0, o -> o.path("spec").path("schedule").asString("")),
+                text("Timezone", 0, o -> orNone(Json.text(o, "spec.timeZone"))),
+                text("Suspend", 0, o -> Boolean.toString(o.path("spec").path("suspend").asBoolean(false)).replace(
+                        "true", "True").replace("false", "False")),
+                integer("Active", o -> o.path("status").path("active").size()),
+                text("Last Schedule", 0, BuiltInColumns::lastSchedule),
+                AGE));
         return Map.copyOf(all);
+    }
+
+    private static String lastSchedule(JsonNode o) {
+        String t = Json.text(o, "status.lastScheduleTime");
+        return t == null ? "<none>" : HumanDuration.format(Duration.between(Instant.parse(t), Instant.now()));
     }
 
     /** A Job's state as kubectl shows it: its ending, else Terminating, FailureTarget, Suspended or Running. */
@@ -201,16 +214,22 @@ public final class BuiltInColumns {
         return Integer.toString(restarts);
     }
 
+    /** The spec that holds the pod template: the object's own, or a CronJob's Job template's. */
+    private static JsonNode templated(JsonNode o) {
+        JsonNode spec = o.path("spec");
+        return spec.has("jobTemplate") ? spec.path("jobTemplate").path("spec") : spec;
+    }
+
     private static String containers(JsonNode o, String field) {
         List<String> out = new ArrayList<>();
-        for (JsonNode c : o.path("spec").path("template").path("spec").path("containers")) {
+        for (JsonNode c : templated(o).path("template").path("spec").path("containers")) {
             out.add(c.path(field).asString(""));
         }
         return String.join(",", out);
     }
 
     private static String selector(JsonNode o) {
-        String s = LabelSelector.fromObject(o.path("spec").path("selector")).toString();
+        String s = LabelSelector.fromObject(templated(o).path("selector")).toString();
         return s.isEmpty() ? "<none>" : s;
     }
 
