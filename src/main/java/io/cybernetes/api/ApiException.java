@@ -230,6 +230,13 @@ public final class ApiException extends RuntimeException {
         return new ApiException(429, "TooManyRequests", message, null, retryAfterSeconds);
     }
 
+    /** 429 with one cause: the request would break a limit another object sets (a disruption budget). */
+    public static ApiException tooManyRequests(String message, StatusCause cause) {
+        StatusDetails d = new StatusDetails();
+        d.setCauses(List.of(cause));
+        return new ApiException(429, "TooManyRequests", message, d, null);
+    }
+
     public static ApiException internal(String message) {
         return new ApiException(500, "InternalError", "Internal error occurred: " + message, null, null);
     }

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -54,6 +55,7 @@ public final class ResourceRegistry {
     private static final String ADMISSION = "admissionregistration.k8s.io";
     private static final String AUTHENTICATION = "authentication.k8s.io";
     private static final String DISCOVERY = "discovery.k8s.io";
+    public static final String POLICY = "policy";
     /** The group of CustomResourceDefinitions. */
     public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
@@ -135,7 +137,7 @@ public final class ResourceRegistry {
         List<ResourceType> t = new ArrayList<>();
         t.add(type("", "Namespace", "namespaces", false, List.of("ns"), List.of(), Set.of("status", "finalize"), NameRule.DNS1123_LABEL, Namespace.class));
         t.add(type("", "Node", "nodes", false, List.of("no"), List.of(), Set.of("status"), NameRule.DNS1123_SUBDOMAIN, Node.class));
-        t.add(type("", "Pod", "pods", true, List.of("po"), List.of("all"), Set.of("status", "binding"), NameRule.DNS1123_SUBDOMAIN, Pod.class));
+        t.add(type("", "Pod", "pods", true, List.of("po"), List.of("all"), Set.of("status", "binding", "eviction"), NameRule.DNS1123_SUBDOMAIN, Pod.class));
         t.add(type("", "Event", "events", true, List.of("ev"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Event.class));
         t.add(type("", "ConfigMap", "configmaps", true, List.of("cm"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ConfigMap.class));
         t.add(type("", "Secret", "secrets", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Secret.class));
@@ -150,6 +152,8 @@ public final class ResourceRegistry {
                 Job.class));
         t.add(type("batch", "CronJob", "cronjobs", true, List.of("cj"), List.of("all"), Set.of("status"),
                 NameRule.DNS1123_SUBDOMAIN, CronJob.class));
+        t.add(type(POLICY, "PodDisruptionBudget", "poddisruptionbudgets", true, List.of("pdb"), List.of(), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, PodDisruptionBudget.class));
         t.add(type(DISCOVERY, "EndpointSlice", "endpointslices", true, List.of(), List.of(), Set.of(),
                 NameRule.DNS1123_SUBDOMAIN, EndpointSlice.class));
         t.add(type("coordination.k8s.io", "Lease", "leases", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Lease.class));

@@ -69,6 +69,7 @@ public record ControllerProperties(
             @DefaultValue("5") int endpoints,
             @DefaultValue("5") int endpointSlice,
             @DefaultValue("5") int job,
-            @DefaultValue("5") int cronJob) {
+            @DefaultValue("5") int cronJob,
+            @DefaultValue("2") int disruption) {
     }
 }

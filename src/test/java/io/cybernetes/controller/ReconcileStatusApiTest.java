@@ -31,7 +31,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         assertThat(names).containsExactly("deployment", "replicaset", "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "service-lb", "job", "cronjob",
-                "ttl-after-finished");
+                "disruption", "ttl-after-finished");
         eventually(() -> assertThat(get(ROOT + "/controllers/namespace").json().path("status").path("reconciles")
                 .asLong()).isPositive());
         JsonNode one = get(ROOT + "/controllers/deployment").json();

@@ -18,6 +18,7 @@ import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.deployment.DeploymentController;
+import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
 import io.cybernetes.controller.endpointslice.EndpointSliceController;
 import io.cybernetes.controller.garbagecollector.GarbageCollector;
@@ -41,6 +42,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.cybernetes.api.PrometheusText;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -238,6 +240,21 @@ class ControllerManagerConfiguration {
             Controller c = new Controller(CronJobController.NAME, cc, w.cronJob());
             cronJobs.addEventHandler(cc.cronJobHandler(c));
             jobs.addEventHandler(cc.jobHandler(c));
+            return c;
+        });
+        r.put(DisruptionController.NAME, (client, informers) -> {
+            var budgets = informers.informerFor(PodDisruptionBudget.class);
+            var pods = informers.informerFor(Pod.class);
+            var sets = informers.informerFor(ReplicaSet.class);
+            var deployments = informers.informerFor(Deployment.class);
+            DisruptionController dc = new DisruptionController(client, budgets.indexer(), pods.indexer(),
+                    sets.indexer(), deployments.indexer(), new EventRecorder(client, "controllermanager"),
+                    Clock.systemUTC());
+            Controller c = new Controller(DisruptionController.NAME, dc, w.disruption());
+            budgets.addEventHandler(dc.budgetHandler(c));
+            pods.addEventHandler(dc.podHandler(c));
+            sets.addEventHandler(dc.scaleHandler(c));
+            deployments.addEventHandler(dc.scaleHandler(c));
             return c;
         });
         r.put(TtlAfterFinishedController.NAME, (client, informers) -> {

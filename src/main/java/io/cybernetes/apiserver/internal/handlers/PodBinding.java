@@ -54,12 +54,6 @@ public final class PodBinding {
                     c.put("lastTransitionTime", ResourceService.now());
                     return pod;
                 });
-        ObjectNode success = Json.object();
-        success.put("kind", "Status");
-        success.put("apiVersion", "v1");
-        success.putObject("metadata");
-        success.put("status", "Success");
-        success.put("code", 201);
-        return new SubresourceHandler.Answer(success, 201);
+        return SubresourceHandler.Answer.success(201);
     }
 }

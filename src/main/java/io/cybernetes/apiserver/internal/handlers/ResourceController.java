@@ -79,6 +79,7 @@ public class ResourceController {
         TokenRequests tokenRequests = new TokenRequests(registry, service, serviceAccountTokens);
         handlers.put("scale", ScaleSubresource::serve);
         handlers.put("binding", PodBinding::serve);
+        handlers.put("eviction", new PodEviction(registry));
         handlers.put("token", call -> {
             if (!call.request().method().equals("POST")) {
                 throw ApiException.methodNotAllowed();

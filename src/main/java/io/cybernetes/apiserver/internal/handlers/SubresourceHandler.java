@@ -20,6 +20,17 @@ public interface SubresourceHandler {
 
     /** The body to answer and its status code. */
     record Answer(JsonNode body, int code) {
+
+        /** A Success Status with the code, as a subresource that acts (a binding, an eviction) answers. */
+        static Answer success(int code) {
+            tools.jackson.databind.node.ObjectNode success = io.cybernetes.api.Json.object();
+            success.put("kind", "Status");
+            success.put("apiVersion", "v1");
+            success.putObject("metadata");
+            success.put("status", "Success");
+            success.put("code", code);
+            return new Answer(success, code);
+        }
     }
 
     Answer serve(Call call) throws IOException;

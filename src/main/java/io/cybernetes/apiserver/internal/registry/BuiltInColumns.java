@@ -102,6 +102,11 @@ public final class BuiltInColumns {
                 text("Completions", 0, BuiltInColumns::jobCompletions),
                 text("Duration", 0, BuiltInColumns::jobDuration),
                 AGE));
+        all.put("PodDisruptionBudget", List.of(NAME,
+                text("Min Available", 0, o -> orNa(o.path("spec").path("minAvailable"))),
+                text("Max Unavailable", 0, o -> orNa(o.path("spec").path("maxUnavailable"))),
+                integer("Allowed Disruptions", o -> o.path("status").path("disruptionsAllowed").asInt(0)),
+                AGE));
         all.put("CronJob", workload(NAME,
                 text("Schedule", 0, o -> o.path("spec").path("schedule").asString("")),
                 text("Timezone", 0, o -> orNone(Json.text(o, "spec.timeZone"))),
@@ -111,6 +116,10 @@ public final class BuiltInColumns {
                 text("Last Schedule", 0, BuiltInColumns::lastSchedule),
                 AGE));
         return Map.copyOf(all);
+    }
+
+    private static String orNa(JsonNode v) {
+        return v.isMissingNode() || v.isNull() ? "N/A" : v.asString();
     }
 
     private static String lastSchedule(JsonNode o) {

@@ -23,6 +23,7 @@ public record Subresource(String name, String group, String version, String kind
         return switch (name) {
             case "scale" -> new Subresource(name, "autoscaling", "v1", "Scale", READ_WRITE);
             case "binding" -> new Subresource(name, "", "v1", "Binding", List.of("create"));
+            case "eviction" -> new Subresource(name, "policy", "v1", "Eviction", List.of("create"));
             case "token" -> new Subresource(name, "authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
             case "finalize" -> new Subresource(name, t.group(), t.version(), t.kind(), List.of("update"));
             default -> new Subresource(name, t.group(), t.version(), t.kind(), READ_WRITE);

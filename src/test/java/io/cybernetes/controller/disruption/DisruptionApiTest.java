@@ -1,0 +1,130 @@
+package io.cybernetes.controller.disruption;
+
+import io.cybernetes.apiserver.ApiTestSupport;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * PodDisruptionBudgets kept by the disruption controller, and the eviction subresource that
+ * respects them: allowed evictions delete the pod, a budget at its limit answers 429 in
+ * Kubernetes' words, pods of no budget or that have finished go at once, two budgets over
+ * one pod are refused, and budgets are validated.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DisruptionApiTest extends ApiTestSupport {
+
+    static final String NS = "disruption-api";
+    static final String PODS = "/api/v1/namespaces/" + NS + "/pods";
+    static final String PDBS = "/apis/policy/v1/namespaces/" + NS + "/poddisruptionbudgets";
+
+    @BeforeAll
+    void namespace() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+    }
+
+    private void pod(String name, String app, boolean ready) {
+        Response r = post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + name + "\","
+                + "\"labels\":{\"app\":\"" + app + "\"}},\"spec\":{\"nodeName\":\"disruption-node\",\"containers\":"
+                + "[{\"name\":\"c\",\"image\":\"postgres\"}]}}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+        Response s = patch(PODS + "/" + name + "/status", "application/merge-patch+json", "{\"status\":{\"phase\":"
+                + "\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"" + (ready ? "True" : "False") + "\"}]}}");
+        assertThat(s.code()).as(s.body()).isEqualTo(200);
+    }
+
+    private void budget(String name, String app, String rule) {
+        Response r = post(PDBS, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"name\":\""
+                + name + "\"},\"spec\":{" + rule + ",\"selector\":{\"matchLabels\":{\"app\":\"" + app + "\"}}}}");
+        assertThat(r.code()).as(r.body()).isEqualTo(201);
+    }
+
+    private Response evict(String pod, String deleteOptions) {
+        return post(PODS + "/" + pod + "/eviction", "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                + "{\"name\":\"" + pod + "\",\"namespace\":\"" + NS + "\"}" + (deleteOptions == null ? ""
+                : ",\"deleteOptions\":" + deleteOptions) + "}");
+    }
+
+    private JsonNode status(String pdb) {
+        return get(PDBS + "/" + pdb).json().path("status");
+    }
+
+    @Test
+    void evictionsTakeWhatTheBudgetAllowsAndNoMore() {
+        pod("db-1", "db", true);
+        pod("db-2", "db", true);
+        pod("db-3", "db", true);
+        budget("db", "db", "\"minAvailable\":2");
+        eventually(() -> {
+            JsonNode s = status("db");
+            assertThat(s.path("expectedPods").asInt()).isEqualTo(3);
+            assertThat(s.path("desiredHealthy").asInt()).isEqualTo(2);
+            assertThat(s.path("currentHealthy").asInt()).isEqualTo(3);
+            assertThat(s.path("disruptionsAllowed").asInt()).isEqualTo(1);
+            assertThat(s.path("conditions").path(0).path("reason").asString()).isEqualTo("SufficientPods");
+        });
+        Response first = evict("db-1", "{\"gracePeriodSeconds\":0}");
+        assertThat(first.code()).as(first.body()).isEqualTo(201);
+        assertThat(first.text("status")).isEqualTo("Success");
+        assertThat(get(PODS + "/db-1").code()).isEqualTo(404);
+        Response second = evict("db-2", null);
+        assertThat(second.code()).isEqualTo(429);
+        assertThat(second.text("reason")).isEqualTo("TooManyRequests");
+        assertThat(second.text("message")).isEqualTo("Cannot evict pod as it would violate the pod's disruption budget.");
+        assertThat(second.json().path("details").path("causes").path(0).path("reason").asString())
+                .isEqualTo("DisruptionBudget");
+        assertThat(second.json().path("details").path("causes").path(0).path("message").asString())
+                .isEqualTo("The disruption budget db needs 2 healthy pods and has 2 currently");
+        assertThat(get(PODS + "/db-2").json().path("metadata").has("deletionTimestamp")).isFalse();
+        eventually(() -> {
+            JsonNode s = status("db");
+            assertThat(s.path("disruptionsAllowed").asInt()).isZero();
+            assertThat(s.path("conditions").path(0).path("reason").asString()).isEqualTo("InsufficientPods");
+        });
+        // a pod that is not ready may go while the budget has its healthy pods
+        pod("db-4", "db", false);
+        Response unready = evict("db-4", "{\"gracePeriodSeconds\":0}");
+        assertThat(unready.code()).as(unready.body()).isEqualTo(201);
+    }
+
+    @Test
+    void podsOfNoBudgetAndFinishedPodsGoAtOnceAndTwoBudgetsAreRefused() {
+        pod("free", "free", true);
+        assertThat(evict("free", "{\"gracePeriodSeconds\":0}").code()).isEqualTo(201);
+        assertThat(get(PODS + "/free").code()).isEqualTo(404);
+        pod("twice", "twice", true);
+        budget("twice-a", "twice", "\"maxUnavailable\":1");
+        budget("twice-b", "twice", "\"minAvailable\":0");
+        Response both = evict("twice", null);
+        assertThat(both.code()).isEqualTo(500);
+        assertThat(both.text("message")).isEqualTo("Internal error occurred: This pod has more than one"
+                + " PodDisruptionBudget, which the eviction subresource does not support.");
+        pod("done", "guarded", true);
+        budget("guarded", "guarded", "\"minAvailable\":5");
+        assertThat(patch(PODS + "/done/status", "application/merge-patch+json", "{\"status\":{\"phase\":\"Succeeded\"}}")
+                .code()).isEqualTo(200);
+        assertThat(evict("done", "{\"gracePeriodSeconds\":0}").code()).isEqualTo(201);
+        Response mismatch = post(PODS + "/twice/eviction", "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\","
+                + "\"metadata\":{\"name\":\"other\"}}");
+        assertThat(mismatch.code()).isEqualTo(400);
+        assertThat(mismatch.text("message")).isEqualTo("name in URL does not match name in Eviction object");
+    }
+
+    @Test
+    void budgetsAreValidatedAsKubernetesValidatesThem() {
+        Response both = post(PDBS, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
+                + "{\"name\":\"both\"},\"spec\":{\"minAvailable\":1,\"maxUnavailable\":1}}");
+        assertThat(both.code()).isEqualTo(422);
+        assertThat(both.text("message")).contains("minAvailable and maxUnavailable cannot be both set");
+        Response pct = post(PDBS, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
+                + "{\"name\":\"pct\"},\"spec\":{\"maxUnavailable\":\"150%\"}}");
+        assertThat(pct.code()).isEqualTo(422);
+        assertThat(pct.text("message")).contains("spec.maxUnavailable: Invalid value: \"150%\": must not be greater"
+                + " than 100%");
+        assertThat(get(PDBS + "/both").code()).isEqualTo(404);
+        assertThat(get(PDBS + "/pct").code()).isEqualTo(404);
+    }
+}
