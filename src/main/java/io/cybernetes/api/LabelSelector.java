@@ -91,6 +91,22 @@ public final class LabelSelector {
         return new LabelSelector(out);
     }
 
+    /**
+     * A workload's {@code spec.selector}: a {@code metav1.LabelSelector} object, or the plain
+     * map of labels a ReplicationController has.
+     */
+    public static LabelSelector fromSpecSelector(JsonNode selector) {
+        if (selector != null && selector.isObject() && !selector.isEmpty() && !selector.has("matchLabels")
+                && !selector.has("matchExpressions")) {
+            List<Requirement> out = new ArrayList<>();
+            for (Map.Entry<String, JsonNode> e : selector.properties()) {
+                out.add(new Requirement(e.getKey(), Op.EQUALS, Set.of(e.getValue().asString())));
+            }
+            return new LabelSelector(out);
+        }
+        return fromObject(selector);
+    }
+
     /** Parses the string form; a malformed selector is a 400 BadRequest. */
     public static LabelSelector parse(String selector) {
         if (selector == null || selector.isBlank()) {

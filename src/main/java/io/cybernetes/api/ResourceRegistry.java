@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
+import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
@@ -145,6 +146,8 @@ public final class ResourceRegistry {
         t.add(type("", "LimitRange", "limitranges", true, List.of("limits"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, LimitRange.class));
         t.add(type("", "Service", "services", true, List.of("svc"), List.of("all"), Set.of("status"), NameRule.DNS1035_LABEL, Service.class));
         t.add(type("", "Endpoints", "endpoints", true, List.of("ep"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Endpoints.class));
+        t.add(type("", "ReplicationController", "replicationcontrollers", true, List.of("rc"), List.of("all"),
+                Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicationController.class));
         t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of("token"), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
         t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));

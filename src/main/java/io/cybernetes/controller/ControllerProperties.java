@@ -70,6 +70,7 @@ public record ControllerProperties(
             @DefaultValue("5") int endpointSlice,
             @DefaultValue("5") int job,
             @DefaultValue("5") int cronJob,
-            @DefaultValue("2") int disruption) {
+            @DefaultValue("2") int disruption,
+            @DefaultValue("5") int replicationController) {
     }
 }

@@ -150,6 +150,8 @@ public final class Benchmark {
                 new DashboardBenchmark(ctx, adminToken).run();
             } else if ("nodes".equals(System.getProperty("bench.only"))) {
                 new NodeAgentBenchmark(ctx, adminToken, pki).run();
+            } else if ("workloads".equals(System.getProperty("bench.only"))) {
+                new WorkloadsBenchmark(ctx, adminToken).run();
             } else {
                 new Benchmark(ctx).run(db);
             }

@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Stands in for the scheduler and the node agents in controller tests (until those
  * exist): registers nodes and renews their Leases every second, binds the pending pods
- * of one namespace round-robin to the nodes that are heartbeating, makes bound pods
- * Running and Ready after a delay, and ends terminating pods (delete with grace 0). All
- * through the API, as the admin.
+ * of one namespace round-robin to the nodes that are heartbeating and schedulable, makes bound
+ * pods Running and Ready at an address of their own after a delay (pods that do not restart
+ * always: Succeeded instead, their work done), and ends terminating pods (delete with grace
+ * 0). All through the API, as the admin.
  */
 public final class FakeKubelet implements Reconciler, AutoCloseable {
 
@@ -45,6 +46,7 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
     private final Set<String> silenced = ConcurrentHashMap.newKeySet();
     private final Map<String, Instant> boundAt = new ConcurrentHashMap<>();
     private final AtomicInteger next = new AtomicInteger();
+    private final AtomicInteger addresses = new AtomicInteger();
     private final SharedInformerFactory informers;
     private final SharedInformer<Pod> pods;
     private final Controller controller;
@@ -173,8 +175,8 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
                 continue;
             }
             Node node = nodeInformer.indexer().get(n).orElse(null);
-            if (node != null && (node.getSpec() == null || node.getSpec().getTaints() == null
-                    || node.getSpec().getTaints().isEmpty())) {
+            if (node != null && (node.getSpec() == null || (!Boolean.TRUE.equals(node.getSpec().getUnschedulable())
+                    && (node.getSpec().getTaints() == null || node.getSpec().getTaints().isEmpty())))) {
                 ok.add(n);
             }
         }
@@ -216,7 +218,8 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
         }
         boolean neverReady = pod.getMetadata().getAnnotations() != null
                 && "true".equals(pod.getMetadata().getAnnotations().get(NEVER_READY));
-        if (neverReady || "Running".equals(pod.getStatus() == null ? null : pod.getStatus().getPhase())) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if (neverReady || "Running".equals(phase) || "Succeeded".equals(phase) || "Failed".equals(phase)) {
             return Result.DONE;
         }
         Instant bound = boundAt.computeIfAbsent(request.key(), k -> Instant.now());
@@ -226,15 +229,25 @@ public final class FakeKubelet implements Reconciler, AutoCloseable {
         }
         Pod running = Json.convert(Json.toTree(pod), Pod.class);
         List<PodCondition> conditions = new ArrayList<>();
+        boolean finishes = !"Always".equals(java.util.Objects.requireNonNullElse(pod.getSpec().getRestartPolicy(),
+                "Always"));
         for (String type : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
-            conditions.add(new PodConditionBuilder().withType(type).withStatus("True").withLastTransitionTime(now())
-                    .build());
+            boolean up = !finishes || type.equals("PodScheduled") || type.equals("Initialized");
+            conditions.add(new PodConditionBuilder().withType(type).withStatus(up ? "True" : "False")
+                    .withLastTransitionTime(now()).build());
         }
-        running.getStatus().setPhase("Running");
+        int n = addresses.incrementAndGet();
+        running.getStatus().setPodIP("10." + (128 + (n >> 16)) + "." + ((n >> 8) & 255) + "." + (n & 255));
+        running.getStatus().setPhase(finishes ? "Succeeded" : "Running");
         running.getStatus().setConditions(conditions);
         running.getStatus().setStartTime(now());
         running.getStatus().setContainerStatuses(running.getSpec().getContainers().stream()
-                .map(c -> new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage()).withReady(true)
+                .map(c -> finishes
+                        ? new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage()).withReady(false)
+                        .withStarted(false).withRestartCount(0).withNewState().withNewTerminated().withExitCode(0)
+                        .withReason("Completed").withStartedAt(now()).withFinishedAt(now()).endTerminated().endState()
+                        .build()
+                        : new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage()).withReady(true)
                         .withStarted(true).withRestartCount(0).withNewState().withNewRunning().withStartedAt(now())
                         .endRunning().endState().build()).toList());
         try {

@@ -28,7 +28,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
             assertThat(c.path("status").path("running").asBoolean()).isTrue();
             assertThat(c.path("status").path("workers").asInt()).isPositive();
         }
-        assertThat(names).containsExactly("deployment", "replicaset", "garbage-collector", "namespace",
+        assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "service-lb", "job", "cronjob",
                 "disruption", "ttl-after-finished");

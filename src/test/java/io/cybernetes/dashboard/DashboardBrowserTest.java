@@ -172,6 +172,32 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
     }
 
     @Test
+    void servicesShowTheirEndpointsAndCronJobsTheirRuns() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", deployment("shop", 2, "nginx:1")).code())
+                .isIn(201, 409);
+        assertThat(post("/api/v1/namespaces/" + NS + "/services", "{\"apiVersion\":\"v1\",\"kind\":\"Service\","
+                + "\"metadata\":{\"name\":\"shop\"},\"spec\":{\"selector\":{\"app\":\"shop\"},\"ports\":[{\"port\":80}]}}")
+                .code()).isIn(201, 409);
+        assertThat(post("/apis/batch/v1/namespaces/" + NS + "/cronjobs", "{\"apiVersion\":\"batch/v1\",\"kind\":"
+                + "\"CronJob\",\"metadata\":{\"name\":\"nightly\"},\"spec\":{\"schedule\":\"0 3 * * *\",\"suspend\":true,"
+                + "\"jobTemplate\":{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"cybernetes.io/run-seconds\":"
+                + "\"0.2\"}},\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}}}")
+                .code()).isIn(201, 409);
+        Kubectl.Run run = new Kubectl(endpoints.adminKubeconfig(), Path.of("target")).run("-n", NS, "create", "job",
+                "nightly-now", "--from=cronjob/nightly");
+        assertThat(run.exit()).as(run.all()).isZero();
+        signIn(token(), NS);
+        tab("workloads");
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-service='" + NS + "/shop'] [data-test=endpoints]"))
+                .isEmpty() && d.findElement(By.cssSelector("tr[data-service='" + NS + "/shop'] [data-test=endpoints]"))
+                .getText().startsWith("2 ready of 2"));
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-cronjob='" + NS + "/nightly'] [data-test=runs]"))
+                .isEmpty() && d.findElement(By.cssSelector("tr[data-cronjob='" + NS + "/nightly'] [data-test=runs]"))
+                .getText().contains("nightly-now Complete"));
+        assertThat(text("tr[data-job='" + NS + "/nightly-now'] [data-test=completions]")).isEqualTo("1/1");
+    }
+
+    @Test
     void aPendingPodShowsWhyItWaits() {
         assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
                 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"too-big"},

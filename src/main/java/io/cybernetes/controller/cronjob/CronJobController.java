@@ -255,7 +255,8 @@ public final class CronJobController implements Reconciler {
             }
             List<Job> done = new ArrayList<>(owned.stream().filter(j -> kind.equals(finished(j))
                     && j.getMetadata().getDeletionTimestamp() == null).toList());
-            done.sort(Comparator.comparing(CronJobController::startedAt));
+            // oldest first, as Kubernetes orders them: by start time, then by name
+            done.sort(Comparator.comparing(CronJobController::startedAt).thenComparing(j -> j.getMetadata().getName()));
             for (int i = 0; i < done.size() - limit; i++) {
                 deleteJob(cj, done.get(i).getMetadata().getName());
             }

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -36,8 +37,8 @@ import java.util.Objects;
 /**
  * Keeps each PodDisruptionBudget's status, as Kubernetes' disruption controller: the pods
  * its selector matches; how many are expected (the pods themselves for a number of
- * minAvailable, else the replicas their controllers want — Deployments and
- * ReplicaSets); how many must stay healthy (minAvailable, or the expected count
+ * minAvailable, else the replicas their controllers want — Deployments, ReplicaSets,
+ * ReplicationControllers); how many must stay healthy (minAvailable, or the expected count
  * less maxUnavailable, percentages rounded up); how many are healthy now (Ready, not being
  * deleted, not evicted in the last two minutes); and so how many disruptions are allowed,
  * with the DisruptionAllowed condition. Evictions recorded under disruptedPods are
@@ -53,17 +54,20 @@ public final class DisruptionController implements Reconciler {
     private final Indexer<Pod> pods;
     private final Indexer<ReplicaSet> replicaSets;
     private final Indexer<Deployment> deployments;
+    private final Indexer<ReplicationController> replicationControllers;
     private final EventRecorder events;
     private final Clock clock;
 
     public DisruptionController(ApiClient client, Indexer<PodDisruptionBudget> budgets, Indexer<Pod> pods,
-                                Indexer<ReplicaSet> replicaSets, Indexer<Deployment> deployments, EventRecorder events,
+                                Indexer<ReplicaSet> replicaSets, Indexer<Deployment> deployments,
+                                Indexer<ReplicationController> replicationControllers, EventRecorder events,
                                 Clock clock) {
         this.client = client;
         this.budgets = budgets;
         this.pods = pods;
         this.replicaSets = replicaSets;
         this.deployments = deployments;
+        this.replicationControllers = replicationControllers;
         this.events = events;
         this.clock = clock;
     }
@@ -209,6 +213,14 @@ public final class DisruptionController implements Reconciler {
                         byController.put(rs.getMetadata().getUid(), Objects.requireNonNullElse(
                                 rs.getSpec().getReplicas(), 1));
                     }
+                }
+                case "ReplicationController" -> {
+                    ReplicationController rc = replicationControllers.get(ns + "/" + ref.getName()).orElse(null);
+                    if (rc == null || !rc.getMetadata().getUid().equals(ref.getUid())) {
+                        throw new IllegalStateException("replicationcontrollers \"" + ref.getName() + "\" not found");
+                    }
+                    byController.put(rc.getMetadata().getUid(), Objects.requireNonNullElse(rc.getSpec().getReplicas(),
+                            1));
                 }
                 default -> throw new IllegalStateException("found no controllers for pod \""
                         + p.getMetadata().getName() + "\"");

@@ -27,6 +27,7 @@ import io.cybernetes.controller.namespace.NamespaceController;
 import io.cybernetes.controller.nodelifecycle.NodeLifecycleController;
 import io.cybernetes.controller.podgc.PodGarbageCollector;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
+import io.cybernetes.controller.replication.ReplicationManager;
 import io.cybernetes.controller.service.LoadBalancerController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
 import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
@@ -34,6 +35,7 @@ import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -127,6 +129,8 @@ class ControllerManagerConfiguration {
             pods.addEventHandler(rc.podHandler(c));
             return c;
         });
+        r.put(ReplicationManager.NAME, (client, informers) -> ReplicationManager.create(client, informers,
+                w.replicationController()));
         r.put(GarbageCollector.NAME, (client, informers) -> {
             GarbageCollector gc = new GarbageCollector(client, registry);
             Controller c = new Controller(GarbageCollector.NAME, gc, w.garbageCollector());
@@ -247,14 +251,16 @@ class ControllerManagerConfiguration {
             var pods = informers.informerFor(Pod.class);
             var sets = informers.informerFor(ReplicaSet.class);
             var deployments = informers.informerFor(Deployment.class);
+            var rcs = informers.informerFor(ReplicationController.class);
             DisruptionController dc = new DisruptionController(client, budgets.indexer(), pods.indexer(),
-                    sets.indexer(), deployments.indexer(), new EventRecorder(client, "controllermanager"),
+                    sets.indexer(), deployments.indexer(), rcs.indexer(), new EventRecorder(client, "controllermanager"),
                     Clock.systemUTC());
             Controller c = new Controller(DisruptionController.NAME, dc, w.disruption());
             budgets.addEventHandler(dc.budgetHandler(c));
             pods.addEventHandler(dc.podHandler(c));
             sets.addEventHandler(dc.scaleHandler(c));
             deployments.addEventHandler(dc.scaleHandler(c));
+            rcs.addEventHandler(dc.scaleHandler(c));
             return c;
         });
         r.put(TtlAfterFinishedController.NAME, (client, informers) -> {

@@ -56,13 +56,29 @@ public final class ReplicaSetController implements Reconciler {
     private final Indexer<Pod> pods;
     private final EventRecorder events;
     private final Expectations expectations = new Expectations();
+    private final String ownerKind;
+    private final java.util.function.UnaryOperator<ReplicaSet> statusWriter;
 
     public ReplicaSetController(ApiClient client, Indexer<ReplicaSet> replicaSets, Indexer<Pod> pods,
                                 EventRecorder events) {
+        this(client, replicaSets, pods, events, "ReplicaSet", client::updateStatus);
+    }
+
+    /**
+     * The same controller for another kind of the same shape, as Kubernetes runs its
+     * ReplicationController manager: the objects given as ReplicaSets of that kind (and
+     * apiVersion, which the pods' owner references and events name), their status written
+     * back through {@code statusWriter}.
+     */
+    public ReplicaSetController(ApiClient client, Indexer<ReplicaSet> replicaSets, Indexer<Pod> pods,
+                                EventRecorder events, String ownerKind,
+                                java.util.function.UnaryOperator<ReplicaSet> statusWriter) {
         this.client = client;
         this.replicaSets = replicaSets;
         this.pods = pods;
         this.events = events;
+        this.ownerKind = ownerKind;
+        this.statusWriter = statusWriter;
     }
 
     Expectations expectations() {
@@ -312,7 +328,7 @@ public final class ReplicaSetController implements Reconciler {
             ReplicaSet copy = Json.convert(Json.toTree(rs), ReplicaSet.class);
             copy.setStatus(status);
             try {
-                client.updateStatus(copy);
+                statusWriter.apply(copy);
             } catch (ApiException e) {
                 if (e.code() != 404 && e.code() != 409) {
                     throw e;
@@ -407,9 +423,9 @@ public final class ReplicaSetController implements Reconciler {
         }
     }
 
-    private static String ownerKey(Pod p) {
+    private String ownerKey(Pod p) {
         OwnerReference ref = OwnerReferences.controllerOf(p);
-        return ref == null || !"ReplicaSet".equals(ref.getKind()) ? null
+        return ref == null || !ownerKind.equals(ref.getKind()) ? null
                 : p.getMetadata().getNamespace() + "/" + ref.getName();
     }
 

@@ -102,6 +102,11 @@ public final class BuiltInColumns {
                 text("Completions", 0, BuiltInColumns::jobCompletions),
                 text("Duration", 0, BuiltInColumns::jobDuration),
                 AGE));
+        all.put("ReplicationController", workload(NAME,
+                integer("Desired", o -> o.path("spec").path("replicas").asInt(1)),
+                integer("Current", o -> o.path("status").path("replicas").asInt(0)),
+                integer("Ready", o -> o.path("status").path("readyReplicas").asInt(0)),
+                AGE));
         all.put("PodDisruptionBudget", List.of(NAME,
                 text("Min Available", 0, o -> orNa(o.path("spec").path("minAvailable"))),
                 text("Max Unavailable", 0, o -> orNa(o.path("spec").path("maxUnavailable"))),
@@ -238,7 +243,7 @@ public final class BuiltInColumns {
     }
 
     private static String selector(JsonNode o) {
-        String s = LabelSelector.fromObject(templated(o).path("selector")).toString();
+        String s = LabelSelector.fromSpecSelector(templated(o).path("selector")).toString();
         return s.isEmpty() ? "<none>" : s;
     }
 

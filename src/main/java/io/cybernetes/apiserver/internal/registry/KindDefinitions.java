@@ -71,7 +71,8 @@ public final class KindDefinitions {
             Map.entry("EndpointSlice", new EndpointsStrategy(true)),
             Map.entry("Job", new JobStrategy()),
             Map.entry("CronJob", new CronJobStrategy()),
-            Map.entry("PodDisruptionBudget", new PodDisruptionBudgetStrategy()));
+            Map.entry("PodDisruptionBudget", new PodDisruptionBudgetStrategy()),
+            Map.entry("ReplicationController", new ReplicationControllerStrategy()));
 
     /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
     public static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {

@@ -33,7 +33,7 @@ public record ScalePaths(String specReplicasPath, String statusReplicasPath, Str
     /** The selector string a Scale reports; empty when the object has none. */
     public String selector(JsonNode obj) {
         if (specSelector) {
-            return LabelSelector.fromObject(obj.path("spec").path("selector")).toString();
+            return LabelSelector.fromSpecSelector(obj.path("spec").path("selector")).toString();
         }
         if (labelSelectorPath == null || labelSelectorPath.isEmpty()) {
             return "";
