@@ -136,7 +136,7 @@ public final class Benchmark {
                     "postgres"));
             props.add("--spring.datasource.password=");
         } else {
-            props.add("--spring.datasource.url=jdbc:h2:file:" + data.resolve("db") + ";WRITE_DELAY=0");
+            props.add("--spring.datasource.url=jdbc:h2:retry:" + data.resolve("db") + ";WRITE_DELAY=0");
         }
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(CybernetesApplication.class)
                 .run(props.toArray(String[]::new))) {

@@ -85,6 +85,6 @@ class DatabaseChoiceTest {
     @Test
     void withoutTheProfileItIsEmbeddedH2UnderTheDataDirectory() throws IOException, Exception {
         String store = startAndReadStore(List.of(), database());
-        assertThat(store).startsWith("Store: H2 ").contains("jdbc:h2:file:./data/cybernetes");
+        assertThat(store).startsWith("Store: H2 ").contains("jdbc:h2:retry:./data/cybernetes");
     }
 }
