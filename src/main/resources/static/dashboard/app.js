@@ -18,14 +18,14 @@ const KINDS = {
   events: { path: '/api/v1/events', nsPath: ns => `/api/v1/namespaces/${ns}/events`, namespaced: true,
     apiVersion: 'v1', kind: 'Event' },
   services: { path: '/api/v1/services', nsPath: ns => `/api/v1/namespaces/${ns}/services`, namespaced: true,
-    apiVersion: 'v1', kind: 'Service' },
+    apiVersion: 'v1', kind: 'Service', listed: true },
   endpointslices: { path: '/apis/discovery.k8s.io/v1/endpointslices',
     nsPath: ns => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, namespaced: true,
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', listed: true },
   jobs: { path: '/apis/batch/v1/jobs', nsPath: ns => `/apis/batch/v1/namespaces/${ns}/jobs`, namespaced: true,
-    apiVersion: 'batch/v1', kind: 'Job' },
+    apiVersion: 'batch/v1', kind: 'Job', listed: true },
   cronjobs: { path: '/apis/batch/v1/cronjobs', nsPath: ns => `/apis/batch/v1/namespaces/${ns}/cronjobs`,
-    namespaced: true, apiVersion: 'batch/v1', kind: 'CronJob' },
+    namespaced: true, apiVersion: 'batch/v1', kind: 'CronJob', listed: true },
 };
 const BY_KIND = Object.fromEntries(Object.entries(KINDS).map(([plural, k]) => [k.kind, plural]));
 const WINDOW_SECONDS = 15 * 60;
@@ -715,9 +715,11 @@ async function signIn(token, ns) {
 
 function start() {
   stop();
-  for (const plural of Object.keys(KINDS)) follow(plural);
+  // a browser keeps at most six connections to a server: the kinds the workloads tab alone shows are listed, not watched
+  for (const plural of Object.keys(KINDS)) if (!KINDS[plural].listed) follow(plural);
   loadSamples().then(pollStatus);
   S.poller = setInterval(pollStatus, 2000);
+  S.listPoller = setInterval(pollListed, 3000);
   api('/api/v1/namespaces').then(r => {
     if (r.status === 200) {
       $('#namespaces').innerHTML = r.body.items.map(n => `<option value="${esc(n.metadata.name)}">`).join('');
@@ -731,6 +733,7 @@ function stop() {
   for (const w of S.watches) w.abort();
   S.watches = [];
   if (S.poller) clearInterval(S.poller);
+  if (S.listPoller) clearInterval(S.listPoller);
   for (const m of Object.values(S.store)) m.clear();
   S.hidden = {};
   S.series = emptySeries();
@@ -766,6 +769,7 @@ document.addEventListener('DOMContentLoaded', () => {
     const b = e.target.closest('button[data-tab]');
     if (!b) return;
     S.tab = b.dataset.tab;
+    pollListed();
     for (const t of document.querySelectorAll('#tabs button')) {
       if (t === b) t.setAttribute('aria-current', 'page'); else t.removeAttribute('aria-current');
     }

@@ -1,8 +1,26 @@
 'use strict';
 /*
- * The dashboard's Services, Jobs and CronJobs (on the workloads tab), drawn from the objects
- * app.js follows through the watch API.
+ * The dashboard's Services, Jobs and CronJobs (on the workloads tab). Only that tab shows
+ * them, so they are listed every few seconds while it is open rather than watched: the
+ * watches app.js keeps open already take most of the six connections a browser allows a server.
  */
+
+/** Lists the kinds marked listed into the store, while the workloads tab is open. */
+async function pollListed() {
+  if (S.tab !== 'workloads' || !S.token) return;
+  await Promise.all(Object.keys(KINDS).filter(p => KINDS[p].listed).map(async plural => {
+    const r = await api(pathFor(plural));
+    if (r.status !== 200) {
+      S.hidden[plural] = failure(r);
+      return;
+    }
+    delete S.hidden[plural];
+    const store = S.store[plural];
+    store.clear();
+    for (const o of r.body.items || []) store.set(keyOf(o), o);
+  }));
+  scheduleRender();
+}
 
 /** Services with the endpoints their slices list: ready ones, and all. */
 function renderServices() {

@@ -125,6 +125,37 @@ public final class Controller {
         };
     }
 
+    /**
+     * A handler that queues, for every object that is added, changes or goes, the key
+     * {@code keyOf} maps it to (another object's: a slice's Service, a Job's CronJob); null queues nothing.
+     */
+    public <T extends io.fabric8.kubernetes.api.model.HasMetadata> io.cybernetes.client.ResourceEventHandler<T>
+    enqueueMapped(java.util.function.Function<T, String> keyOf) {
+        return new io.cybernetes.client.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                queue(obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                queue(newObj);
+            }
+
+            @Override
+            public void onDelete(T lastKnown, boolean finalStateUnknown) {
+                queue(lastKnown);
+            }
+
+            private void queue(T obj) {
+                String key = keyOf.apply(obj);
+                if (key != null) {
+                    enqueue(key);
+                }
+            }
+        };
+    }
+
     public void enqueueAfter(String key, Duration delay) {
         queue.addAfter(key, delay);
     }

@@ -6,8 +6,9 @@ import io.cybernetes.client.ResourceEventHandler;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -87,15 +88,20 @@ public final class ServicePods {
     }
 
     public static boolean ready(Pod pod) {
-        if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-            return false;
-        }
-        for (PodCondition c : pod.getStatus().getConditions()) {
-            if ("Ready".equals(c.getType())) {
-                return "True".equals(c.getStatus());
-            }
-        }
-        return false;
+        return Pods.ready(pod);
+    }
+
+    /** The pod's host name as an endpoint of the Service: set when the pod names the Service as its subdomain. */
+    public static String hostname(Service svc, Pod pod) {
+        String hostname = pod.getSpec().getHostname();
+        return hostname != null && !hostname.isEmpty() && svc.getMetadata().getName().equals(pod.getSpec().getSubdomain())
+                ? hostname : null;
+    }
+
+    /** The reference an endpoint gives to the pod behind it. */
+    public static ObjectReference reference(Pod pod) {
+        return new ObjectReferenceBuilder().withKind("Pod").withNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).build();
     }
 
     public static boolean terminating(Pod pod) {

@@ -328,28 +328,10 @@ public final class CronJobController implements Reconciler {
 
     /** A Job of a CronJob's that changes or goes queues its CronJob. */
     public ResourceEventHandler<Job> jobHandler(Controller controller) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Job obj) {
-                queue(obj);
-            }
-
-            @Override
-            public void onUpdate(Job oldObj, Job newObj) {
-                queue(newObj);
-            }
-
-            @Override
-            public void onDelete(Job lastKnown, boolean finalStateUnknown) {
-                queue(lastKnown);
-            }
-
-            private void queue(Job j) {
-                OwnerReference ref = OwnerReferences.controllerOf(j);
-                if (ref != null && "CronJob".equals(ref.getKind())) {
-                    controller.enqueue(j.getMetadata().getNamespace() + "/" + ref.getName());
-                }
-            }
-        };
+        return controller.enqueueMapped(j -> {
+            OwnerReference ref = OwnerReferences.controllerOf(j);
+            return ref != null && "CronJob".equals(ref.getKind()) ? j.getMetadata().getNamespace() + "/" + ref.getName()
+                    : null;
+        });
     }
 }

@@ -10,13 +10,13 @@ import io.cybernetes.client.Keys;
 import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.OwnerReferences;
+import io.cybernetes.controller.Pods;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
@@ -99,7 +99,7 @@ public final class DisruptionController implements Reconciler {
         }
         int healthy = 0;
         for (Pod p : matched) {
-            if (p.getMetadata().getDeletionTimestamp() == null && ready(p)
+            if (p.getMetadata().getDeletionTimestamp() == null && Pods.ready(p)
                     && !disrupted.containsKey(p.getMetadata().getName())) {
                 healthy++;
             }
@@ -243,18 +243,6 @@ public final class DisruptionController implements Reconciler {
             }
         }
         return out;
-    }
-
-    private static boolean ready(Pod p) {
-        if (p.getStatus() == null || p.getStatus().getConditions() == null) {
-            return false;
-        }
-        for (PodCondition c : p.getStatus().getConditions()) {
-            if ("Ready".equals(c.getType())) {
-                return "True".equals(c.getStatus());
-            }
-        }
-        return false;
     }
 
     public ResourceEventHandler<PodDisruptionBudget> budgetHandler(Controller controller) {

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.EndpointPort;
 import io.fabric8.kubernetes.api.model.EndpointSubset;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -193,14 +192,10 @@ public final class EndpointsController implements Reconciler {
     private static EndpointAddress address(Service svc, Pod pod) {
         EndpointAddress a = new EndpointAddress();
         a.setIp(ServicePods.address(pod));
-        String hostname = pod.getSpec().getHostname();
-        if (hostname != null && !hostname.isEmpty() && svc.getMetadata().getName().equals(pod.getSpec().getSubdomain())) {
-            a.setHostname(hostname);
-        }
+        a.setHostname(ServicePods.hostname(svc, pod));
         String node = pod.getSpec().getNodeName();
         a.setNodeName(node == null || node.isEmpty() ? null : node);
-        a.setTargetRef(new ObjectReferenceBuilder().withKind("Pod").withNamespace(pod.getMetadata().getNamespace())
-                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).build());
+        a.setTargetRef(ServicePods.reference(pod));
         return a;
     }
 

@@ -13,7 +13,6 @@ import io.cybernetes.controller.Result;
 import io.cybernetes.controller.ServicePods;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -190,17 +189,13 @@ public final class EndpointSliceController implements Reconciler {
         c.setServing(publishNotReady || ready);
         c.setTerminating(terminating);
         ep.setConditions(c);
-        String hostname = pod.getSpec().getHostname();
-        if (hostname != null && !hostname.isEmpty() && svc.getMetadata().getName().equals(pod.getSpec().getSubdomain())) {
-            ep.setHostname(hostname);
-        }
+        ep.setHostname(ServicePods.hostname(svc, pod));
         String node = pod.getSpec().getNodeName();
         if (node != null && !node.isEmpty()) {
             ep.setNodeName(node);
             nodes.get(node).map(n -> n.getMetadata().getLabels()).map(l -> l.get(ZONE)).ifPresent(ep::setZone);
         }
-        ep.setTargetRef(new ObjectReferenceBuilder().withKind("Pod").withNamespace(pod.getMetadata().getNamespace())
-                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).build());
+        ep.setTargetRef(ServicePods.reference(pod));
         return ep;
     }
 
@@ -289,29 +284,10 @@ public final class EndpointSliceController implements Reconciler {
 
     /** A slice of this controller's that changes or goes queues its Service (someone may have edited or removed it). */
     public ResourceEventHandler<EndpointSlice> sliceHandler(Controller controller) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(EndpointSlice obj) {
-                queue(obj);
-            }
-
-            @Override
-            public void onUpdate(EndpointSlice oldObj, EndpointSlice newObj) {
-                queue(newObj);
-            }
-
-            @Override
-            public void onDelete(EndpointSlice lastKnown, boolean finalStateUnknown) {
-                queue(lastKnown);
-            }
-
-            private void queue(EndpointSlice s) {
-                String svc = serviceOf(s);
-                if (svc != null) {
-                    controller.enqueue(s.getMetadata().getNamespace() + "/" + svc);
-                }
-            }
-        };
+        return controller.enqueueMapped(s -> {
+            String svc = serviceOf(s);
+            return svc == null ? null : s.getMetadata().getNamespace() + "/" + svc;
+        });
     }
 
     public ResourceEventHandler<Pod> podHandler(Controller controller) {

@@ -2,12 +2,12 @@ package io.cybernetes.controller.job;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.controller.OwnerReferences;
+import io.cybernetes.controller.Pods;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 
@@ -132,15 +132,7 @@ final class JobPods {
     }
 
     static boolean ready(Pod p) {
-        if (p.getStatus() == null || p.getStatus().getConditions() == null) {
-            return false;
-        }
-        for (PodCondition c : p.getStatus().getConditions()) {
-            if ("Ready".equals(c.getType())) {
-                return "True".equals(c.getStatus());
-            }
-        }
-        return false;
+        return Pods.ready(p);
     }
 
     /** Restarts of the pod's containers (for OnFailure, each counts against the back-off limit). */

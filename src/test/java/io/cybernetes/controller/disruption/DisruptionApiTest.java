@@ -70,6 +70,12 @@ class DisruptionApiTest extends ApiTestSupport {
         assertThat(first.code()).as(first.body()).isEqualTo(201);
         assertThat(first.text("status")).isEqualTo("Success");
         assertThat(get(PODS + "/db-1").code()).isEqualTo(404);
+        // the controller counts again: two healthy of the two it needs, no disruption left
+        eventually(() -> {
+            JsonNode s = status("db");
+            assertThat(s.path("currentHealthy").asInt()).isEqualTo(2);
+            assertThat(s.path("disruptionsAllowed").asInt()).isZero();
+        });
         Response second = evict("db-2", null);
         assertThat(second.code()).isEqualTo(429);
         assertThat(second.text("reason")).isEqualTo("TooManyRequests");

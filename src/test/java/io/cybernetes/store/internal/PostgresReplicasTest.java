@@ -7,6 +7,8 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ApiClients;
 import io.cybernetes.controller.ControllerManager;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
@@ -22,7 +24,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,11 +45,8 @@ class PostgresReplicasTest {
     /** The replicas of one run compete for a Lease of their own, not for one a replica of an earlier run still holds. */
     private static final String LEASE = "replicas-test-" + System.nanoTime();
 
-    private static ConfigurableApplicationContext replica(String name) {
-        return new SpringApplicationBuilder(CybernetesApplication.class)
-                .web(WebApplicationType.NONE)
-                // command-line arguments: they take precedence over config/application.yml
-                .run("--spring.datasource.url=" + PostgresTestDatabase.url(),
+    private static ConfigurableApplicationContext replica(String name, String... extra) {
+        List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + PostgresTestDatabase.url(),
                         "--spring.datasource.username=" + PostgresTestDatabase.user(),
                         "--spring.datasource.password=",
                         "--cybernetes.store.poll-interval=50ms",
@@ -53,7 +57,45 @@ class PostgresReplicasTest {
                         "--cybernetes.controllers.leader-election.lease-duration=3s",
                         "--cybernetes.controllers.leader-election.renew-deadline=2s",
                         "--cybernetes.controllers.leader-election.retry-period=300ms",
-                        "--spring.main.banner-mode=off");
+                        "--spring.main.banner-mode=off"));
+        args.addAll(List.of(extra));
+        return new SpringApplicationBuilder(CybernetesApplication.class)
+                .web(WebApplicationType.NONE)
+                // command-line arguments: they take precedence over config/application.yml
+                .run(args.toArray(String[]::new));
+    }
+
+    /**
+     * Services created through both replicas at once, from a node port range small enough
+     * that they often want the same port: every Service gets ports and an address no other has.
+     */
+    @Test
+    void twoReplicasAllocatingAtOnceNeverHandOutTheSamePortOrAddress() throws Exception {
+        String range = "--cybernetes.apiserver.services.node-port-range=31900-31999";
+        try (ConfigurableApplicationContext a = replica("alloc-a", range);
+             ConfigurableApplicationContext b = replica("alloc-b", range)) {
+            String ns = "alloc-" + System.nanoTime();
+            admin(a).create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            List<Future<Service>> made = new ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                ApiClient via = admin(i % 2 == 0 ? a : b);
+                String name = "np-" + i;
+                made.add(pool.submit(() -> via.create(new ServiceBuilder()
+                        .withNewMetadata().withName(name).withNamespace(ns).endMetadata().withNewSpec()
+                        .withType("NodePort").addNewPort().withPort(80).endPort().endSpec().build())));
+            }
+            Set<Integer> ports = new HashSet<>();
+            Set<String> ips = new HashSet<>();
+            for (var f : made) {
+                Service svc = f.get();
+                assertThat(ports.add(svc.getSpec().getPorts().get(0).getNodePort())).as("node port handed out twice")
+                        .isTrue();
+                assertThat(ips.add(svc.getSpec().getClusterIP())).as("address handed out twice").isTrue();
+            }
+            pool.shutdown();
+            assertThat(ports).hasSize(80).allSatisfy(p -> assertThat(p).isBetween(31900, 31999));
+        }
     }
 
     /** A cluster admin's client of one replica, in process. */

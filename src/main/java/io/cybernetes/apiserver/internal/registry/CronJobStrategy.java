@@ -15,27 +15,12 @@ import java.util.List;
  * made from them (52 characters), the schedule and time zone read as the controller reads
  * them, and the Job template validated as a Job's would be.
  */
-public final class CronJobStrategy implements KindStrategy {
+public final class CronJobStrategy extends DefaultingStrategy {
 
     static final int MAX_NAME = 52;
 
     @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        setDefaults(obj);
-    }
-
-    @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    @Override
-    public boolean tracksGeneration() {
-        return true;
-    }
-
-    private static void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         PodSpecs.putIfAbsent(spec, "concurrencyPolicy", "Allow");
         if (!spec.hasNonNull("suspend")) {

@@ -17,7 +17,7 @@ import java.util.Map;
  * words (restartPolicy OnFailure or Never, the indexed-only fields, the pod failure policy),
  * and the template, selector, completion mode and completions immutable.
  */
-public final class JobStrategy implements KindStrategy {
+public final class JobStrategy extends DefaultingStrategy {
 
     public static final String CONTROLLER_UID = "batch.kubernetes.io/controller-uid";
     public static final String JOB_NAME = "batch.kubernetes.io/job-name";
@@ -25,22 +25,7 @@ public final class JobStrategy implements KindStrategy {
     static final String LEGACY_JOB_NAME = "job-name";
 
     @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        setDefaults(obj);
-    }
-
-    @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    @Override
-    public boolean tracksGeneration() {
-        return true;
-    }
-
-    static void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         if (!spec.hasNonNull("completions") && !spec.hasNonNull("parallelism")) {
             spec.put("completions", 1);

@@ -14,25 +14,10 @@ import java.util.Map;
  * the selector and the object's labels taken from the template's labels when not given,
  * the selector a map that the template's labels must match, and pods that restart always.
  */
-public final class ReplicationControllerStrategy implements KindStrategy {
+public final class ReplicationControllerStrategy extends DefaultingStrategy {
 
     @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        setDefaults(obj);
-    }
-
-    @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    @Override
-    public boolean tracksGeneration() {
-        return true;
-    }
-
-    private static void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         if (!spec.hasNonNull("replicas")) {
             spec.put("replicas", 1);

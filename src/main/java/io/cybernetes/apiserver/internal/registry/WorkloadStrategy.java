@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Deployments and ReplicaSets: replicas and strategy defaults, a selector that matches the template. */
-public final class WorkloadStrategy implements KindStrategy {
+public final class WorkloadStrategy extends DefaultingStrategy {
 
     private final boolean deployment;
 
@@ -19,18 +19,7 @@ public final class WorkloadStrategy implements KindStrategy {
     }
 
     @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        setDefaults(obj);
-    }
-
-    /** Defaults apply to every write, as Kubernetes defaults every decoded object: a patch cannot leave a hole. */
-    @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    private void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         if (!spec.has("replicas")) {
             spec.put("replicas", 1);
@@ -99,8 +88,4 @@ public final class WorkloadStrategy implements KindStrategy {
         }
     }
 
-    @Override
-    public boolean tracksGeneration() {
-        return true;
-    }
 }
