@@ -58,6 +58,27 @@ class ServiceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void aDryRunShowsTheAddressAndPortsAServiceWouldGetAndTakesNone() {
+        Response dry = post(SVC + "?dryRun=All", service("dry", "{\"type\":\"NodePort\",\"ports\":[{\"port\":80}]}"));
+        assertThat(dry.code()).as(dry.body()).isEqualTo(201);
+        String ip = dry.text("spec.clusterIP");
+        int port = dry.json().path("spec").path("ports").path(0).path("nodePort").asInt();
+        assertThat(ip).startsWith("10.");
+        assertThat(port).isBetween(30000, 32767);
+        assertThat(get(SVC + "/dry").code()).isEqualTo(404);
+        // nothing was taken: a Service asking for that very address and port gets them
+        Response real = create("dry-taken", "{\"type\":\"NodePort\",\"clusterIP\":\"" + ip + "\",\"ports\":"
+                + "[{\"port\":80,\"nodePort\":" + port + "}]}");
+        assertThat(real.code()).as(real.body()).isEqualTo(201);
+        // and a dry run asking for what is taken meets the refusal the create would
+        Response refused = post(SVC + "?dryRun=All", service("dry-2", "{\"clusterIP\":\"" + ip + "\",\"ports\":"
+                + "[{\"port\":80}]}"));
+        assertThat(refused.code()).isEqualTo(422);
+        assertThat(refused.text("message")).contains("provided IP is already allocated");
+        assertThat(delete(SVC + "/dry-taken").code()).isEqualTo(200);
+    }
+
+    @Test
     void anAddressAskedForIsHonouredOnceAndRefusedWhenTakenOrOutOfRange() {
         Response first = create("fixed-a", "{\"clusterIP\":\"10.96.7.7\",\"ports\":[{\"port\":80}]}");
         assertThat(first.code()).as(first.body()).isEqualTo(201);

@@ -46,25 +46,37 @@ public final class Allocator {
     private final IntFunction<String> member;
     private final ToIntFunction<String> offset;
     private final String what;
+    private final boolean dry;
 
-    private Allocator(Store store, String name, String what, int size, IntFunction<String> member,
-                      ToIntFunction<String> offset) {
+    private Allocator(Store store, String prefix, String what, int size, IntFunction<String> member,
+                      ToIntFunction<String> offset, boolean dry) {
         this.store = store;
-        this.prefix = "_ranges/" + name + "/";
+        this.prefix = prefix;
         this.what = what;
         this.size = size;
         this.member = member;
         this.offset = offset;
+        this.dry = dry;
+    }
+
+    /**
+     * The same range for a dry run: it answers as this one would (a member asked for refused
+     * when held, a free one found) but takes and gives back nothing.
+     */
+    public Allocator dryRun() {
+        return new Allocator(store, prefix, what, size, member, offset, true);
     }
 
     /** The addresses of a Service CIDR. */
     public static Allocator of(Store store, String name, IpRange range) {
-        return new Allocator(store, name, "the range " + range.cidr(), range.size(), range::address, range::offset);
+        return new Allocator(store, "_ranges/" + name + "/", "the range " + range.cidr(), range.size(), range::address,
+                range::offset, false);
     }
 
     /** The ports of a port range. */
     public static Allocator of(Store store, String name, PortRange range) {
-        return new Allocator(store, name, "the range " + range.text(), range.size(), range::port, range::offset);
+        return new Allocator(store, "_ranges/" + name + "/", "the range " + range.text(), range.size(), range::port,
+                range::offset, false);
     }
 
     /** The records' key prefix: which allocator this is. */
@@ -105,6 +117,9 @@ public final class Allocator {
 
     /** Takes the member for the holder if no one holds it; whether it did. */
     public boolean tryCreate(String m, String holder) {
+        if (dry) {
+            return store.get(prefix + m).isEmpty();
+        }
         ObjectNode record = Json.object();
         record.put("holder", holder);
         try {
@@ -123,6 +138,9 @@ public final class Allocator {
      * not free what another has taken since).
      */
     public void release(String m, String holder) {
+        if (dry) {
+            return;
+        }
         Optional<StoredObject> record = store.get(prefix + m);
         if (record.isEmpty() || !holder.equals(Json.text(record.get().value(), "holder"))) {
             return;

@@ -46,11 +46,25 @@ public final class ServiceAllocations {
     static final int LEAK_PASSES = 3;
 
     public ServiceAllocations(Store store, ResourceType type, IpRange ipRange, PortRange portRange) {
+        this(type, ipRange, portRange, Allocator.of(store, "serviceips", ipRange), Allocator.of(store, "nodeports",
+                portRange));
+    }
+
+    private ServiceAllocations(ResourceType type, IpRange ipRange, PortRange portRange, Allocator ips,
+                               Allocator ports) {
         this.type = type;
         this.ipRange = ipRange;
         this.portRange = portRange;
-        this.ips = Allocator.of(store, "serviceips", ipRange);
-        this.ports = Allocator.of(store, "nodeports", portRange);
+        this.ips = ips;
+        this.ports = ports;
+    }
+
+    /**
+     * What a dry run of a create shows, as kube-apiserver's dry-run allocators do: the
+     * addresses and ports the Service would get (or the refusal it would meet), none taken.
+     */
+    public void preview(ObjectNode svc) {
+        new ServiceAllocations(type, ipRange, portRange, ips.dryRun(), ports.dryRun()).allocate(svc, null);
     }
 
     /** Who holds a Service's members: the Service by namespace, name and uid (a Service made again is another). */

@@ -154,6 +154,7 @@ public final class ResourceService {
                 if (store.get(type.key(namespace, name)).isPresent()) {
                     throw ApiException.alreadyExists(type, name);
                 }
+                strategy.previewCreate(body);
                 return new Outcome(body, 201, warnings);
             }
             Runnable undo = strategy.beforeCreate(body);

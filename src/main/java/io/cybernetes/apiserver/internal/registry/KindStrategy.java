@@ -68,6 +68,10 @@ public interface KindStrategy {
         return () -> { };
     }
 
+    /** Runs instead of {@link #beforeCreate} on a dry run: shows what the object would get, taking nothing. */
+    default void previewCreate(ObjectNode obj) {
+    }
+
     /**
      * Runs just before an update is stored (not on dry runs), after validation and admission:
      * takes what the new object needs that the old one does not hold (a node port for a

@@ -57,6 +57,11 @@ public final class ServiceStrategy implements KindStrategy {
     }
 
     @Override
+    public void previewCreate(ObjectNode obj) {
+        allocations.preview(obj);
+    }
+
+    @Override
     public Update beforeUpdate(ObjectNode obj, ObjectNode old) {
         return new Update(allocations.allocate(obj, old), () -> allocations.releaseUnused(old, obj));
     }
