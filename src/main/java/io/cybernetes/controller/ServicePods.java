@@ -132,6 +132,26 @@ public final class ServicePods {
         return null;
     }
 
+    /** A Service port and the pod's port it leads to. */
+    public record ResolvedPort(ServicePort servicePort, int port) {
+
+        public String protocol() {
+            return Objects.requireNonNullElse(servicePort.getProtocol(), "TCP");
+        }
+    }
+
+    /** The Service's ports the pod serves, each with the pod's port number, in the Service's order. */
+    public static List<ResolvedPort> resolvedPorts(Service svc, Pod pod) {
+        List<ResolvedPort> out = new ArrayList<>();
+        for (ServicePort sp : Objects.requireNonNullElse(svc.getSpec().getPorts(), List.<ServicePort>of())) {
+            Integer target = targetPort(sp, pod);
+            if (target != null) {
+                out.add(new ResolvedPort(sp, target));
+            }
+        }
+        return out;
+    }
+
     /**
      * The pod's endpoint as the controllers see it, for telling whether an update matters:
      * labels, addresses, readiness, deletion, node, phase, host name and ports.

@@ -125,11 +125,12 @@ class KubernetesServiceController implements SmartLifecycle {
     /** One round: the Service there, this replica's lease renewed, the endpoints made to list the live leases. */
     void reconcile() {
         try {
-            ensureService();
             if (address != null) {
                 renewLease();
             }
-            writeEndpoints(liveLeases());
+            Map<Integer, TreeSet<String>> live = liveLeases();
+            ensureService(live);
+            writeEndpoints(live);
             warned = false;
         } catch (ApiException | StorageException e) {
             if (!warned) {
@@ -154,7 +155,8 @@ class KubernetesServiceController implements SmartLifecycle {
         }
     }
 
-    private void ensureService() {
+    /** The Service there, pointing at a port a live replica serves (ours, when the one it names is served by none). */
+    private void ensureService(Map<Integer, TreeSet<String>> live) {
         Optional<ObjectNode> current = current(services, NAME);
         if (current.isEmpty()) {
             ObjectNode svc = Json.object();
@@ -176,7 +178,7 @@ class KubernetesServiceController implements SmartLifecycle {
         }
         // another replica listening elsewhere keeps it pointing at a port someone serves; only a dead port is replaced
         int target = current.get().path("spec").path("ports").path(0).path("targetPort").asInt(-1);
-        if (target != port && !liveLeases().containsKey(target)) {
+        if (target != port && !live.containsKey(target)) {
             service.guaranteedUpdate(services, NAMESPACE, NAME, 0, WRITE, old -> {
                 ObjectNode copy = old.deepCopy();
                 Json.child(copy, "spec").set("ports", ports());

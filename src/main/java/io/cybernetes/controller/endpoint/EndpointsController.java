@@ -152,16 +152,10 @@ public final class EndpointsController implements Reconciler {
                 continue;
             }
             List<EndpointPort> ports = new ArrayList<>();
-            for (ServicePort sp : servicePorts) {
-                Integer target = ServicePods.targetPort(sp, pod);
-                if (target != null) {
-                    EndpointPort p = new EndpointPort();
-                    p.setName(sp.getName() == null || sp.getName().isEmpty() ? null : sp.getName());
-                    p.setPort(target);
-                    p.setProtocol(Objects.requireNonNullElse(sp.getProtocol(), "TCP"));
-                    p.setAppProtocol(sp.getAppProtocol());
-                    ports.add(p);
-                }
+            for (ServicePods.ResolvedPort rp : ServicePods.resolvedPorts(svc, pod)) {
+                String name = rp.servicePort().getName();
+                ports.add(new EndpointPort(rp.servicePort().getAppProtocol(), name == null || name.isEmpty() ? null
+                        : name, rp.port(), rp.protocol()));
             }
             if (ports.isEmpty() && !(servicePorts.isEmpty() && headless)) {
                 continue; // serves none of the Service's ports

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
@@ -154,23 +153,15 @@ public final class EndpointSliceController implements Reconciler {
     /** The endpoints the Service should have, by port mapping. */
     private Map<String, SlicePlan.Mapping> desired(Service svc) {
         boolean publishNotReady = Boolean.TRUE.equals(svc.getSpec().getPublishNotReadyAddresses());
-        List<ServicePort> servicePorts = Objects.requireNonNullElse(svc.getSpec().getPorts(), List.of());
         Map<String, SlicePlan.Mapping> byPorts = new LinkedHashMap<>();
         for (Pod pod : ServicePods.selected(pods, svc)) {
             if (!ServicePods.inEndpoints(pod, true)) {
                 continue;
             }
             List<EndpointPort> ports = new ArrayList<>();
-            for (ServicePort sp : servicePorts) {
-                Integer target = ServicePods.targetPort(sp, pod);
-                if (target != null) {
-                    EndpointPort p = new EndpointPort();
-                    p.setName(Objects.requireNonNullElse(sp.getName(), ""));
-                    p.setPort(target);
-                    p.setProtocol(Objects.requireNonNullElse(sp.getProtocol(), "TCP"));
-                    p.setAppProtocol(sp.getAppProtocol());
-                    ports.add(p);
-                }
+            for (ServicePods.ResolvedPort rp : ServicePods.resolvedPorts(svc, pod)) {
+                ports.add(new EndpointPort(rp.servicePort().getAppProtocol(),
+                        Objects.requireNonNullElse(rp.servicePort().getName(), ""), rp.port(), rp.protocol()));
             }
             Endpoint ep = endpoint(svc, pod, publishNotReady);
             byPorts.computeIfAbsent(SlicePlan.key(ports), k -> new SlicePlan.Mapping(ports, new LinkedHashMap<>()))
