@@ -226,8 +226,35 @@ public final class LoadBalancerController implements Reconciler {
                         + Json.write(Json.MAPPER.valueToTree(finalizers)) + "}}");
     }
 
+    /**
+     * Every change queues its Service; one whose address is gone from its status (seen by
+     * this cache at last) also queues the Services waiting for an address.
+     */
     public ResourceEventHandler<Service> serviceHandler(Controller c) {
         this.controller = c;
-        return c.enqueueOnEveryChange();
+        ResourceEventHandler<Service> each = c.enqueueOnEveryChange();
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Service obj) {
+                each.onAdd(obj);
+            }
+
+            @Override
+            public void onUpdate(Service oldObj, Service newObj) {
+                each.onUpdate(oldObj, newObj);
+                String was = ingressIp(oldObj);
+                if (was != null && !was.equals(ingressIp(newObj))) {
+                    waiting.forEach(c::enqueue);
+                }
+            }
+
+            @Override
+            public void onDelete(Service lastKnown, boolean finalStateUnknown) {
+                each.onDelete(lastKnown, finalStateUnknown);
+                if (ingressIp(lastKnown) != null) {
+                    waiting.forEach(c::enqueue);
+                }
+            }
+        };
     }
 }
