@@ -9,6 +9,7 @@ import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.scheduler.framework.Framework;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +23,8 @@ import java.util.function.Supplier;
 
 /**
  * Runs the scheduler behind leader election, as kube-scheduler: the leader builds fresh
- * informers (pods and nodes), a queue and a cache, and schedules one pod after another,
- * binding on a pool of binder threads; losing the lease stops it all. Pending pods for the
+ * informers (pods, nodes, and the disruption budgets preemption weighs), a queue and a
+ * cache, and schedules one pod after another, binding on a pool of binder threads; losing the lease stops it all. Pending pods for the
  * default scheduler go to the queue; bound pods to the cache; node changes and pod
  * deletions bring unschedulable pods back.
  */
@@ -188,6 +189,8 @@ public final class SchedulerManager {
                 cache.removeNode(n.getMetadata().getName());
             }
         });
+        var budgets = informers.informerFor(PodDisruptionBudget.class);
+        framework.disruptionBudgets(() -> budgets.indexer().list());
         informers.start();
         Thread loop = new Thread(() -> run(informers, queue, cache, scheduler), "scheduler");
         loop.setDaemon(true);

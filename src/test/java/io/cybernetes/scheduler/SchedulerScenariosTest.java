@@ -173,8 +173,7 @@ class SchedulerScenariosTest extends SimulatedClusterSupport {
         assertThat(post("/api/v1/namespaces/" + NS + "/pods", json).code()).isEqualTo(201);
     }
 
-    @Test
-    void aPodOfHigherPriorityPreemptsTheLeastImportantPodItNeedsGone() {
+    private void priorityClasses() {
         for (String[] pc : new String[][] {{"scenario-low", "100"}, {"scenario-mid", "500"},
                 {"scenario-high", "1000"}, {"scenario-high-patient", "1000"}}) {
             String never = pc[0].endsWith("patient") ? ",\"preemptionPolicy\":\"Never\"" : "";
@@ -182,6 +181,11 @@ class SchedulerScenariosTest extends SimulatedClusterSupport {
                     + "\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"" + pc[0] + "\"},\"value\":" + pc[1]
                     + never + "}").code()).isIn(201, 409);
         }
+    }
+
+    @Test
+    void aPodOfHigherPriorityPreemptsTheLeastImportantPodItNeedsGone() {
+        priorityClasses();
         startNodes(node("preempt-1", "4", "zone-t", scenario("preempt"), List.of()));
         pod("preempt", "preempt-large", "3", "\"priorityClassName\":\"scenario-low\"");
         pod("preempt", "preempt-small", "1", "\"priorityClassName\":\"scenario-mid\"");
@@ -210,6 +214,30 @@ class SchedulerScenariosTest extends SimulatedClusterSupport {
         assertThat(unschedulableMessage("preempt-never")).contains("preemption: not eligible due to"
                 + " preemptionPolicy=Never.");
         assertThat(pod("preempt-small").path("status").path("phase").asString()).isEqualTo("Running");
+    }
+
+    @Test
+    void preemptionSparesAPodItsDisruptionBudgetProtectsWhenAnotherNodeCanMakeRoom() {
+        priorityClasses();
+        startNodes(node("budget-1", "4", "zone-t", scenario("budget"), List.of()),
+                node("budget-2", "4", "zone-t", scenario("budget"), List.of()));
+        pod("budget", "budget-protected", "4", "\"priorityClassName\":\"scenario-low\"");
+        pod("budget", "budget-plain", "4", "\"priorityClassName\":\"scenario-mid\"");
+        String protectedNode = runsOn("budget-protected");
+        String plainNode = runsOn("budget-plain");
+        assertThat(protectedNode).isNotEqualTo(plainNode);
+        assertThat(post("/apis/policy/v1/namespaces/" + NS + "/poddisruptionbudgets", """
+                {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"budget-protected"},
+                 "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"budget-protected"}}}}""").code())
+                .isEqualTo(201);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get("/apis/policy/v1/namespaces/" + NS
+                + "/poddisruptionbudgets/budget-protected").json().path("status").path("currentHealthy").asInt() == 1);
+
+        // without the budget the low-priority pod would be the victim; with it, the mid one is
+        pod("budget", "budget-urgent", "3", "\"priorityClassName\":\"scenario-high\"");
+        assertThat(runsOn("budget-urgent")).isEqualTo(plainNode);
+        assertThat(pod("budget-protected").path("status").path("phase").asString()).isEqualTo("Running");
+        assertThat(pod("budget-protected").path("metadata").has("deletionTimestamp")).isFalse();
     }
 
     @Test

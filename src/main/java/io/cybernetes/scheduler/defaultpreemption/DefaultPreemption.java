@@ -5,7 +5,12 @@ import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Priorities;
 import io.cybernetes.scheduler.framework.Status;
+import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,6 +18,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -21,10 +27,13 @@ import java.util.TreeMap;
  * preemption could change (Unschedulable, not UnschedulableAndUnresolvable), all pods of
  * lower priority are taken away in thought; if the pod then fits, they are put back one by
  * one, the most important first (higher priority, then earlier start), and each that still
- * leaves room stays — the rest are the victims. Of the candidate nodes (at least 100, or a
- * tenth of the nodes), the one chosen has the least important most important victim, then
- * the smallest sum of victim priorities, then the fewest victims, then the latest-started
- * most important victims. The scheduler evicts the victims and nominates the node.
+ * leaves room stays — the rest are the victims. Pods whose eviction would take a
+ * PodDisruptionBudget below zero disruptions allowed are put back before the others, so a
+ * budget is broken only when nothing else makes room (Kubernetes' best effort: the budgets
+ * count, but do not forbid). Of the candidate nodes (at least 100, or a tenth of the nodes),
+ * the one chosen breaks the fewest budgets, then has the least important most important
+ * victim, then the smallest sum of victim priorities, then the fewest victims, then the
+ * latest-started most important victims. The scheduler evicts the victims and nominates the node.
  *
  * <p>A pod with {@code preemptionPolicy: Never} preempts nothing, nor does a pod whose
  * nominated node still has lower-priority pods terminating (they are leaving for it).
@@ -37,8 +46,43 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     static final int MIN_CANDIDATES_PERCENTAGE = 10;
     static final int MIN_CANDIDATES = 100;
 
-    /** A node where the pod fits once the victims are gone. */
-    record Candidate(String node, List<Pod> victims) {
+    /** A node where the pod fits once the victims are gone, and how many of them a budget does not allow to go. */
+    record Candidate(String node, List<Pod> victims, int violations) {
+    }
+
+    /** A disruption budget as preemption weighs it: which pods it covers and how many may still go. */
+    record Budget(String namespace, LabelSelector selector, int allowed, Set<String> disrupted) {
+
+        static List<Budget> of(List<PodDisruptionBudget> pdbs) {
+            List<Budget> out = new ArrayList<>();
+            for (PodDisruptionBudget pdb : pdbs) {
+                if (pdb.getSpec() == null || pdb.getSpec().getSelector() == null) {
+                    continue; // a budget without a selector covers nothing
+                }
+                LabelSelector selector;
+                try {
+                    selector = LabelSelector.fromObject(Json.toTree(pdb.getSpec().getSelector()));
+                } catch (ApiException e) {
+                    continue; // an invalid selector covers nothing
+                }
+                if (selector.isEmpty()) {
+                    continue; // nor does an empty one, in policy/v1 as the scheduler reads it
+                }
+                PodDisruptionBudgetStatus status = pdb.getStatus();
+                int allowed = status == null || status.getDisruptionsAllowed() == null ? 0
+                        : status.getDisruptionsAllowed();
+                Set<String> disrupted = status == null || status.getDisruptedPods() == null ? Set.of()
+                        : status.getDisruptedPods().keySet();
+                out.add(new Budget(pdb.getMetadata().getNamespace(), selector, allowed, disrupted));
+            }
+            return out;
+        }
+
+        boolean covers(Pod p) {
+            Map<String, String> labels = p.getMetadata().getLabels();
+            return labels != null && !labels.isEmpty() && namespace.equals(p.getMetadata().getNamespace())
+                    && !disrupted.contains(p.getMetadata().getName()) && selector.matches(labels);
+        }
     }
 
     @Override
@@ -54,6 +98,7 @@ public final class DefaultPreemption implements Plugin.PostFilter {
             return PostFilterResult.failed(Status.unschedulable(ineligible.get()), null);
         }
         int wanted = Math.max(MIN_CANDIDATES, nodes.size() * MIN_CANDIDATES_PERCENTAGE / 100);
+        List<Budget> budgets = Budget.of(handle.disruptionBudgets());
         Map<String, Integer> counts = new TreeMap<>();
         List<Candidate> candidates = new ArrayList<>();
         for (int i = 0; i < nodes.size() && candidates.size() < wanted; i++) {
@@ -62,7 +107,7 @@ public final class DefaultPreemption implements Plugin.PostFilter {
                 counts.merge(NOT_HELPFUL, 1, Integer::sum);
                 continue;
             }
-            Optional<Candidate> c = selectVictims(pod, nodes, i, handle);
+            Optional<Candidate> c = selectVictims(pod, nodes, i, budgets, handle);
             if (c.isPresent()) {
                 candidates.add(c.get());
             } else {
@@ -99,10 +144,12 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     }
 
     /**
-     * The fewest pods of lower priority whose eviction lets the pod onto node {@code index};
-     * empty when evicting all of them would not do (or there are none).
+     * The fewest pods of lower priority whose eviction lets the pod onto node {@code index},
+     * sparing first those a budget protects; empty when evicting all of them would not do
+     * (or there are none).
      */
-    static Optional<Candidate> selectVictims(Pod pod, List<NodeInfo> nodes, int index, Handle handle) {
+    static Optional<Candidate> selectVictims(Pod pod, List<NodeInfo> nodes, int index, List<Budget> budgets,
+                                             Handle handle) {
         NodeInfo node = nodes.get(index);
         int priority = Priorities.of(pod);
         List<Pod> lower = new ArrayList<>(node.pods().stream().filter(p -> Priorities.of(p) < priority).toList());
@@ -116,18 +163,46 @@ public final class DefaultPreemption implements Plugin.PostFilter {
             return Optional.empty();
         }
         lower.sort(MORE_IMPORTANT_FIRST);
+        List<Pod> violating = new ArrayList<>();
+        List<Pod> allowed = new ArrayList<>();
+        splitByBudgets(lower, budgets, violating, allowed);
         List<Pod> victims = new ArrayList<>();
-        for (Pod p : lower) {
-            NodeInfo with = current.withPod(p);
-            changed.set(index, with);
-            if (handle.runFilters(pod, changed, with).isSuccess()) {
-                current = with;
-            } else {
-                victims.add(p);
-                changed.set(index, current);
+        int violations = 0;
+        for (List<Pod> group : List.of(violating, allowed)) {
+            for (Pod p : group) {
+                NodeInfo with = current.withPod(p);
+                changed.set(index, with);
+                if (handle.runFilters(pod, changed, with).isSuccess()) {
+                    current = with;
+                } else {
+                    victims.add(p);
+                    changed.set(index, current);
+                    if (group == violating) {
+                        violations++;
+                    }
+                }
             }
         }
-        return Optional.of(new Candidate(node.name(), victims));
+        victims.sort(MORE_IMPORTANT_FIRST);
+        return Optional.of(new Candidate(node.name(), victims, violations));
+    }
+
+    /**
+     * Splits the pods (most important first) into those whose eviction, counted in that
+     * order, takes a budget covering them below zero, and the rest. A pod the budget already
+     * counts as disrupted costs it nothing.
+     */
+    static void splitByBudgets(List<Pod> pods, List<Budget> budgets, List<Pod> violating, List<Pod> rest) {
+        int[] left = budgets.stream().mapToInt(Budget::allowed).toArray();
+        for (Pod p : pods) {
+            boolean violates = false;
+            for (int i = 0; i < left.length; i++) {
+                if (budgets.get(i).covers(p) && --left[i] < 0) {
+                    violates = true;
+                }
+            }
+            (violates ? violating : rest).add(p);
+        }
     }
 
     private static Instant started(Pod p) {
@@ -160,7 +235,8 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     }
 
     /** The best candidate sorts first. */
-    static final Comparator<Candidate> CHOICE = Comparator.comparingInt(DefaultPreemption::highestPriority)
+    static final Comparator<Candidate> CHOICE = Comparator.comparingInt(Candidate::violations)
+            .thenComparingInt(DefaultPreemption::highestPriority)
             .thenComparingLong(DefaultPreemption::prioritySum)
             .thenComparingInt(c -> c.victims().size())
             .thenComparing(DefaultPreemption::earliestStartOfMostImportant, Comparator.reverseOrder());

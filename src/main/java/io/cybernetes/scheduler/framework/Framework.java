@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler.framework;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -37,6 +39,7 @@ public final class Framework implements Plugin.Handle {
     private final int percentageOfNodesToScore;
     private final AtomicInteger nextStart = new AtomicInteger();
     private final ForkJoinPool pool;
+    private volatile Supplier<List<PodDisruptionBudget>> budgets = List::of;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
     public Framework(Profile profile, int percentageOfNodesToScore) {
@@ -48,6 +51,16 @@ public final class Framework implements Plugin.Handle {
         this.profile = profile;
         this.percentageOfNodesToScore = percentageOfNodesToScore;
         this.pool = new ForkJoinPool(Math.max(1, parallelism));
+    }
+
+    /** Where preemption reads the disruption budgets from: the scheduler's informer. */
+    public void disruptionBudgets(Supplier<List<PodDisruptionBudget>> source) {
+        this.budgets = source;
+    }
+
+    @Override
+    public List<PodDisruptionBudget> disruptionBudgets() {
+        return budgets.get();
     }
 
     /** The profile's QueueSort plugin, which orders the scheduling queue. */

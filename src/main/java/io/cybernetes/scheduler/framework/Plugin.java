@@ -68,6 +68,9 @@ public interface Plugin {
          * Filter on {@code node}, as a scheduling cycle would.
          */
         Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node);
+
+        /** The cluster's PodDisruptionBudgets as the scheduler's informer holds them (none before it is given one). */
+        List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> disruptionBudgets();
     }
 
     /** Once per pod, before the feasible nodes are scored. */

@@ -9,6 +9,8 @@ import io.cybernetes.scheduler.noderesources.NodeResourcesFit;
 import io.cybernetes.scheduler.queuesort.PrioritySort;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -151,5 +153,80 @@ class DefaultPreemptionTest {
                 .isEqualTo("n0");
         Framework.Decision among = framework().schedule(incoming("1", 10), List.of(many.get(0), many.get(120)));
         assertThat(among.postFilter().nominatedNode()).isEqualTo("n120");
+    }
+
+    /** A budget over pods labelled app={@code app} that allows {@code allowed} more disruptions. */
+    static PodDisruptionBudget budget(String app, int allowed, String... disrupted) {
+        Map<String, String> already = new java.util.HashMap<>();
+        for (String d : disrupted) {
+            already.put(d, "2026-01-01T00:00:00Z");
+        }
+        return new PodDisruptionBudgetBuilder().withNewMetadata().withName(app).withNamespace("ns").endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", app).endSelector().endSpec()
+                .withNewStatus().withDisruptionsAllowed(allowed).withDisruptedPods(already).endStatus().build();
+    }
+
+    static Pod labelled(Pod p, String app) {
+        return new PodBuilder(p).editMetadata().addToLabels("app", app).endMetadata().build();
+    }
+
+    static Framework.Decision schedule(Pod pod, List<NodeInfo> nodes, PodDisruptionBudget... budgets) {
+        Framework f = framework();
+        f.disruptionBudgets(() -> List.of(budgets));
+        return f.schedule(pod, nodes);
+    }
+
+    @Test
+    void aPodItsBudgetProtectsIsPutBackFirstOnTheNode() {
+        List<NodeInfo> nodes = nodes(Map.of("n1", List.of(labelled(running("low", "2", 1, 1), "guarded"),
+                running("mid", "2", 5, 1))));
+        assertThat(schedule(incoming("2", 10), nodes).postFilter().victims())
+                .extracting(p -> p.getMetadata().getName()).containsExactly("low");
+        assertThat(schedule(incoming("2", 10), nodes, budget("guarded", 0)).postFilter().victims())
+                .as("the budget allows no disruption: the unguarded pod goes instead")
+                .extracting(p -> p.getMetadata().getName()).containsExactly("mid");
+        assertThat(schedule(incoming("2", 10), nodes, budget("guarded", 1)).postFilter().victims())
+                .as("a budget that allows one more does not stand in the way")
+                .extracting(p -> p.getMetadata().getName()).containsExactly("low");
+    }
+
+    @Test
+    void theNodeBreakingFewestBudgetsIsChosenBeforeTheLeastImportantVictims() {
+        List<NodeInfo> nodes = List.of(
+                NodeInfo.of(node("n1", "4", "8Gi", 110).build(), List.of(labelled(running("low", "4", 1, 1), "guarded"))),
+                NodeInfo.of(node("n2", "4", "8Gi", 110).build(), List.of(running("mid", "4", 5, 1))));
+        assertThat(schedule(incoming("2", 10), nodes).postFilter().nominatedNode()).isEqualTo("n1");
+        Plugin.PostFilterResult r = schedule(incoming("2", 10), nodes, budget("guarded", 0)).postFilter();
+        assertThat(r.nominatedNode()).isEqualTo("n2");
+        assertThat(r.victims()).extracting(p -> p.getMetadata().getName()).containsExactly("mid");
+    }
+
+    @Test
+    void aBudgetIsBrokenWhenNothingElseMakesRoom() {
+        List<NodeInfo> nodes = nodes(Map.of("n1", List.of(labelled(running("low", "4", 1, 1), "guarded"))));
+        Framework.Decision d = schedule(incoming("2", 10), nodes, budget("guarded", 0));
+        assertThat(d.preempting()).as("budgets weigh, they do not forbid").isTrue();
+        assertThat(d.postFilter().victims()).extracting(p -> p.getMetadata().getName()).containsExactly("low");
+    }
+
+    @Test
+    void budgetsCountTheMoreImportantPodsFirstAndNotPodsAlreadyDisrupted() {
+        List<Pod> pods = List.of(labelled(running("a", "1", 5, 1), "guarded"), labelled(running("b", "1", 3, 1), "guarded"),
+                labelled(running("c", "1", 1, 1), "guarded"), labelled(running("gone", "1", 1, 1), "guarded"),
+                running("other", "1", 1, 1), labelled(running("elsewhere", "1", 1, 1), "guarded"));
+        pods.get(5).getMetadata().setNamespace("other");
+        List<Pod> violating = new ArrayList<>();
+        List<Pod> rest = new ArrayList<>();
+        DefaultPreemption.splitByBudgets(pods, DefaultPreemption.Budget.of(List.of(budget("guarded", 1, "gone"))),
+                violating, rest);
+        assertThat(violating).extracting(p -> p.getMetadata().getName()).containsExactly("b", "c");
+        assertThat(rest).extracting(p -> p.getMetadata().getName()).containsExactly("a", "gone", "other", "elsewhere");
+    }
+
+    @Test
+    void aBudgetWithAnEmptySelectorCoversNothingForPreemption() {
+        PodDisruptionBudget empty = new PodDisruptionBudgetBuilder(budget("guarded", 0)).editSpec()
+                .withNewSelector().endSelector().endSpec().build();
+        assertThat(DefaultPreemption.Budget.of(List.of(empty))).isEmpty();
     }
 }
