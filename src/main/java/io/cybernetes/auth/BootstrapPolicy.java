@@ -112,8 +112,10 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("policy"), List.of("poddisruptionbudgets", "poddisruptionbudgets/status")),
                 rule(READ, List.of("networking.k8s.io"), List.of("ingresses", "ingresses/status", "networkpolicies")),
                 // Cybernetes: the reconcile status and placement explanations (status.cybernetes.io)
-                rule(READ, List.of(ResourceRegistry.STATUS), List.of("controllers", "deploymentreconciles",
-                        "replicasetreconciles", "schedulers")),
+                rule(READ, List.of(ResourceRegistry.STATUS), List.of("controllers", "cronjobreconciles",
+                        "deploymentreconciles", "jobreconciles", "poddisruptionbudgetreconciles",
+                        "replicasetreconciles", "replicationcontrollerreconciles", "schedulers",
+                        "servicereconciles")),
                 rule(List.of("get"), List.of(ResourceRegistry.STATUS), List.of("pods/scheduling")))));
         roles.add(role("system:heapster", Map.of(), List.of(
                 rule(READ, List.of(""), List.of("events", "namespaces", "nodes", "pods")),

@@ -55,11 +55,20 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         List<String> names = new ArrayList<>();
         resources.forEach(r -> names.add(r.path("name").asString()));
         assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles",
-                "schedulers");
+                "replicationcontrollerreconciles", "jobreconciles", "cronjobreconciles", "servicereconciles",
+                "poddisruptionbudgetreconciles", "schedulers");
         assertThat(resources.get(0).path("verbs").toString()).isEqualTo("[\"get\",\"list\"]");
         assertThat(get("/apis").body()).contains("status.cybernetes.io");
         String docs = get("/v3/api-docs").body();
-        assertThat(docs).contains(ROOT + "/controllers", ROOT + "/namespaces/{namespace}/deploymentreconciles/{name}");
+        assertThat(docs).contains(ROOT + "/controllers", ROOT + "/namespaces/{namespace}/deploymentreconciles/{name}",
+                ROOT + "/namespaces/{namespace}/servicereconciles", ROOT + "/jobreconciles")
+                .doesNotContain(ROOT + "/namespaces/{namespace}/{plural}");
+        Response unknown = get(ROOT + "/namespaces/default/nopereconciles");
+        assertThat(unknown.code()).isEqualTo(404);
+        assertThat(unknown.text("message")).isEqualTo("the server could not find the requested resource");
+        Response missing = get(ROOT + "/namespaces/default/jobreconciles/nope");
+        assertThat(missing.code()).isEqualTo(404);
+        assertThat(missing.text("message")).isEqualTo("jobreconciles.status.cybernetes.io \"nope\" not found");
     }
 
     @Test

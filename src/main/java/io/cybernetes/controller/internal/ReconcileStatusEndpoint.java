@@ -7,11 +7,9 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Samples;
 import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerManager;
-import io.cybernetes.controller.deployment.DeploymentController;
-import io.cybernetes.controller.replicaset.ReplicaSetController;
+import io.cybernetes.controller.internal.ReconcileViews.Column;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpHeaders;
@@ -32,19 +30,22 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The reconcile status, what the dashboard pulls: per controller its workers, queue,
- * counts, latencies, last error and leadership; per Deployment and ReplicaSet the
- * desired and observed state, conditions, generation lag and the last reconcile's
- * result. Read-only views in the group {@code status.cybernetes.io/v1}, authorized by
+ * counts, latencies, last error and leadership; per object of each kind a controller
+ * keeps (Deployments, ReplicaSets, ReplicationControllers, Jobs, CronJobs, Services,
+ * PodDisruptionBudgets — {@link ReconcileViews}) the desired and observed state,
+ * conditions, generation lag and the last reconcile's result. Read-only views in the group {@code status.cybernetes.io/v1}, authorized by
  * RBAC like any resource (the {@code view} role reads them), in discovery, and as
  * Tables for {@code kubectl get}.
  */
 @RestController
 @Tag(name = "status.cybernetes.io/v1 reconcile status",
-        description = "What the controllers are doing: per controller, and per Deployment and ReplicaSet")
+        description = "What the controllers are doing: per controller, and per object they keep")
 class ReconcileStatusEndpoint {
 
     private static final String ROOT = "/apis/" + ResourceRegistry.STATUS + "/v1";
@@ -58,8 +59,9 @@ class ReconcileStatusEndpoint {
                             ResourceRegistry registry) {
         this.manager = manager;
         registry.register(ResourceRegistry.view("Controller", "controllers", false));
-        registry.register(ResourceRegistry.view("DeploymentReconcile", "deploymentreconciles", true));
-        registry.register(ResourceRegistry.view("ReplicaSetReconcile", "replicasetreconciles", true));
+        for (ReconcileViews.View v : ReconcileViews.ALL) {
+            registry.register(ResourceRegistry.view(v.kind(), v.plural(), true));
+        }
         this.client = manager.client();
         this.samples = samples;
     }
@@ -139,111 +141,97 @@ class ReconcileStatusEndpoint {
         return o;
     }
 
-    // ---- Deployments and ReplicaSets
+    // ---- the objects controllers keep
 
-    @Operation(summary = "Reconcile status of the Deployments in every namespace")
-    @GetMapping(ROOT + "/deploymentreconciles")
-    ResponseEntity<byte[]> allDeployments(@RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return objects(accept, Deployment.class, null);
-    }
-
-    @Operation(summary = "Reconcile status of the Deployments in a namespace")
-    @GetMapping(ROOT + "/namespaces/{namespace}/deploymentreconciles")
-    ResponseEntity<byte[]> deployments(@PathVariable String namespace,
-                                       @RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return objects(accept, Deployment.class, namespace);
-    }
-
-    @Operation(summary = "Reconcile status of one Deployment: desired vs observed, conditions, generation lag,"
-            + " last reconcile")
-    @GetMapping(ROOT + "/namespaces/{namespace}/deploymentreconciles/{name}")
-    ResponseEntity<byte[]> deployment(@PathVariable String namespace, @PathVariable String name,
+    @Hidden // documented per view by ReconcileStatusDocs
+    @GetMapping(ROOT + "/{plural}")
+    ResponseEntity<byte[]> everywhere(@PathVariable String plural,
                                       @RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return one(accept, Deployment.class, namespace, name);
+        return objects(accept, view(plural), null);
     }
 
-    @Operation(summary = "Reconcile status of the ReplicaSets in every namespace")
-    @GetMapping(ROOT + "/replicasetreconciles")
-    ResponseEntity<byte[]> allReplicaSets(@RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return objects(accept, ReplicaSet.class, null);
-    }
-
-    @Operation(summary = "Reconcile status of the ReplicaSets in a namespace")
-    @GetMapping(ROOT + "/namespaces/{namespace}/replicasetreconciles")
-    ResponseEntity<byte[]> replicaSets(@PathVariable String namespace,
+    @Hidden
+    @GetMapping(ROOT + "/namespaces/{namespace}/{plural}")
+    ResponseEntity<byte[]> inNamespace(@PathVariable String namespace, @PathVariable String plural,
                                        @RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return objects(accept, ReplicaSet.class, namespace);
+        return objects(accept, view(plural), namespace);
     }
 
-    @Operation(summary = "Reconcile status of one ReplicaSet")
-    @GetMapping(ROOT + "/namespaces/{namespace}/replicasetreconciles/{name}")
-    ResponseEntity<byte[]> replicaSet(@PathVariable String namespace, @PathVariable String name,
-                                      @RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
-        return one(accept, ReplicaSet.class, namespace, name);
+    @Hidden
+    @GetMapping(ROOT + "/namespaces/{namespace}/{plural}/{name}")
+    ResponseEntity<byte[]> one(@PathVariable String namespace, @PathVariable String plural, @PathVariable String name,
+                               @RequestHeader(value = HttpHeaders.ACCEPT, required = false) String accept) {
+        ReconcileViews.View view = view(plural);
+        HasMetadata o = client.get(view.type(), namespace, name)
+                .orElseThrow(() -> ApiException.notFound(view.notFound(name)));
+        Map<String, List<JsonNode>> related = view.related() == null ? Map.of()
+                : view.related().fetch(client, namespace);
+        return answer(accept, view.kind(), List.of(reconcile(view, o, related)), view.columns(), true);
     }
 
-    private <T extends HasMetadata> ResponseEntity<byte[]> objects(String accept, Class<T> kind, String namespace) {
-        List<T> items = new ArrayList<>(client.list(kind, namespace, null).items());
-        items.sort(Comparator.comparing((T o) -> o.getMetadata().getNamespace())
-                .thenComparing(o -> o.getMetadata().getName()));
+    private static ReconcileViews.View view(String plural) {
+        return ReconcileViews.byPlural(plural).orElseThrow(() -> ApiException.notFound(
+                "the server could not find the requested resource"));
+    }
+
+    private ResponseEntity<byte[]> objects(String accept, ReconcileViews.View view, String namespace) {
+        List<? extends HasMetadata> items = new ArrayList<>(client.list(view.type(), namespace, null).items());
+        Map<String, List<JsonNode>> related = view.related() == null ? Map.of()
+                : view.related().fetch(client, namespace);
         List<ObjectNode> out = new ArrayList<>();
-        for (T o : items) {
-            out.add(reconcile(o));
-        }
-        return answer(accept, viewKind(kind), out, OBJECT_COLUMNS);
+        items.stream().sorted(Comparator.comparing((HasMetadata o) -> o.getMetadata().getNamespace())
+                .thenComparing(o -> o.getMetadata().getName())).forEach(o -> out.add(reconcile(view, o, related)));
+        return answer(accept, view.kind(), out, view.columns());
     }
 
-    private <T extends HasMetadata> ResponseEntity<byte[]> one(String accept, Class<T> kind, String namespace,
-                                                               String name) {
-        T o = client.get(kind, namespace, name).orElseThrow(() -> ApiException.notFound(
-                (kind == Deployment.class ? "deploymentreconciles." : "replicasetreconciles.") + ResourceRegistry.STATUS
-                        + " \"" + name + "\" not found"));
-        return answer(accept, viewKind(kind), List.of(reconcile(o)), OBJECT_COLUMNS, true);
-    }
-
-    private static String viewKind(Class<?> kind) {
-        return kind == Deployment.class ? "DeploymentReconcile" : "ReplicaSetReconcile";
-    }
-
-    private ObjectNode reconcile(HasMetadata o) {
-        String controller = o instanceof Deployment ? DeploymentController.NAME : ReplicaSetController.NAME;
-        ObjectNode view = object(viewKind(o.getClass()), o.getMetadata().getName(), o.getMetadata().getNamespace());
-        ObjectNode st = view.putObject("status");
+    /**
+     * One object's view: what the kind's describer shows, the generation lag where the kind
+     * reports an observed generation, its conditions, and the last result of each of the
+     * controllers that reconcile it ({@code lastReconcile} the latest of them).
+     */
+    private ObjectNode reconcile(ReconcileViews.View view, HasMetadata o, Map<String, List<JsonNode>> related) {
+        ObjectNode out = object(view.kind(), o.getMetadata().getName(), o.getMetadata().getNamespace());
+        ObjectNode st = out.putObject("status");
         JsonNode tree = Json.toTree(o);
-        JsonNode spec = tree.path("spec");
-        JsonNode status = tree.path("status");
-        long generation = Objects.requireNonNullElse(o.getMetadata().getGeneration(), 0L);
-        long observed = status.path("observedGeneration").asLong(0);
-        st.put("desiredReplicas", spec.path("replicas").asInt(1));
-        ObjectNode obs = st.putObject("observed");
-        for (String f : List.of("replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
-                "unavailableReplicas", "fullyLabeledReplicas")) {
-            if (status.has(f)) {
-                obs.put(f, status.get(f).asInt());
-            }
-        }
-        st.put("generation", generation);
-        st.put("observedGeneration", observed);
-        st.put("generationLag", Math.max(0, generation - observed));
-        st.set("conditions", status.has("conditions") ? status.get("conditions") : Json.MAPPER.createArrayNode());
-        if (o instanceof Deployment d && d.getMetadata().getAnnotations() != null) {
-            String revision = d.getMetadata().getAnnotations().get(DeploymentController.REVISION);
-            if (revision != null) {
-                st.put("revision", revision);
-            }
-        }
         String key = o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
-        manager.lastResult(controller, key).ifPresent(r -> {
-            ObjectNode last = st.putObject("lastReconcile");
-            last.put("controller", controller);
-            last.put("result", r.outcome());
-            if (!r.message().isEmpty()) {
-                last.put("message", r.message());
+        view.describer().describe(o, tree, st, related.getOrDefault(key, List.of()));
+        if (view.observesGeneration()) {
+            long generation = Objects.requireNonNullElse(o.getMetadata().getGeneration(), 0L);
+            long observed = tree.path("status").path("observedGeneration").asLong(0);
+            st.put("generation", generation);
+            st.put("observedGeneration", observed);
+            st.put("generationLag", Math.max(0, generation - observed));
+        }
+        JsonNode conditions = tree.path("status").path("conditions");
+        st.set("conditions", conditions.isArray() ? conditions : Json.MAPPER.createArrayNode());
+        ObjectNode latest = null;
+        Instant latestAt = Instant.MIN;
+        ArrayNode all = Json.MAPPER.createArrayNode();
+        for (String controller : view.controllers()) {
+            Optional<Controller.KeyResult> r = manager.lastResult(controller, key);
+            if (r.isEmpty()) {
+                continue;
             }
-            last.put("time", r.at().toString());
-            last.put("durationMillis", millis(r.took()));
-        });
-        return view;
+            ObjectNode last = all.addObject();
+            last.put("controller", controller);
+            last.put("result", r.get().outcome());
+            if (!r.get().message().isEmpty()) {
+                last.put("message", r.get().message());
+            }
+            last.put("time", r.get().at().toString());
+            last.put("durationMillis", millis(r.get().took()));
+            if (latest == null || r.get().at().isAfter(latestAt)) {
+                latest = last;
+                latestAt = r.get().at();
+            }
+        }
+        if (latest != null) {
+            st.set("lastReconcile", latest);
+        }
+        if (view.controllers().size() > 1) {
+            st.set("reconciles", all);
+        }
+        return out;
     }
 
     // ---- answers
@@ -264,10 +252,6 @@ class ReconcileStatusEndpoint {
         return d == null ? 0 : Math.round(d.toNanos() / 10_000.0) / 100.0;
     }
 
-    /** A column of the Table: its header, type, and where its value is in the object. */
-    private record Column(String name, String type, String path) {
-    }
-
     private static final List<Column> CONTROLLER_COLUMNS = List.of(
             new Column("Name", "string", "metadata.name"),
             new Column("Running", "boolean", "status.running"),
@@ -277,14 +261,6 @@ class ReconcileStatusEndpoint {
             new Column("Errors", "integer", "status.errors"),
             new Column("P99 ms", "number", "status.p99Millis"),
             new Column("Last Error", "string", "status.lastError.message"));
-
-    private static final List<Column> OBJECT_COLUMNS = List.of(
-            new Column("Name", "string", "metadata.name"),
-            new Column("Desired", "integer", "status.desiredReplicas"),
-            new Column("Available", "integer", "status.observed.availableReplicas"),
-            new Column("Generation Lag", "integer", "status.generationLag"),
-            new Column("Last Result", "string", "status.lastReconcile.result"),
-            new Column("Last Reconcile", "string", "status.lastReconcile.time"));
 
     private static ResponseEntity<byte[]> answer(String accept, String kind, List<ObjectNode> items,
                                                  List<Column> columns) {

@@ -73,6 +73,10 @@ class CronJobApiTest extends SimulatedClusterSupport {
             assertThat(status.hasNonNull("lastScheduleTime")).isTrue();
             assertThat(status.hasNonNull("lastSuccessfulTime")).as(status.toString()).isTrue();
         });
+        JsonNode view = get("/apis/status.cybernetes.io/v1/namespaces/" + NS + "/cronjobreconciles/ticker").json();
+        assertThat(view.path("status").path("desired").path("schedule").asString()).isEqualTo("@every 1s");
+        assertThat(view.path("status").path("observed").hasNonNull("lastScheduleTime")).isTrue();
+        assertThat(view.path("status").path("lastReconcile").path("controller").asString()).isEqualTo("cronjob");
         assertThat(patch(CRON + "/ticker", "application/merge-patch+json", "{\"spec\":{\"suspend\":true}}").code())
                 .isEqualTo(200);
         assertThat(delete(CRON + "/ticker").code()).isEqualTo(200);

@@ -119,6 +119,17 @@ class EndpointsApiTest extends ApiTestSupport {
             assertThat(subset.path("notReadyAddresses").findValuesAsString("ip")).containsExactly("10.244.0.12");
             assertThat(subset.path("ports").toString()).isEqualTo("[{\"name\":\"http\",\"port\":8080,\"protocol\":\"TCP\"}]");
         });
+        // the reconcile status shows the Service's endpoints and which controllers last kept it
+        eventually(() -> {
+            JsonNode view = get("/apis/status.cybernetes.io/v1/namespaces/" + NS + "/servicereconciles/web").json();
+            assertThat(view.path("kind").asString()).isEqualTo("ServiceReconcile");
+            assertThat(view.path("status").path("desired").path("type").asString()).isEqualTo("ClusterIP");
+            assertThat(view.path("status").path("observed").toString()).isEqualTo("{\"endpointSlices\":1,"
+                    + "\"readyEndpoints\":2,\"notReadyEndpoints\":1,\"loadBalancerIngress\":[]}");
+            assertThat(view.path("status").path("reconciles").findValuesAsString("controller"))
+                    .contains("endpointslice", "endpoints");
+            assertThat(view.path("status").path("lastReconcile").path("result").asString()).isEqualTo("Success");
+        });
         // deleting a pod held by a finalizer: it stays in the slice as terminating, and leaves the Endpoints
         assertThat(delete(PODS + "/web-3").code()).isIn(200, 202);
         eventually(() -> {

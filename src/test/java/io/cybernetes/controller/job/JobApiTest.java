@@ -101,6 +101,17 @@ class JobApiTest extends SimulatedClusterSupport {
             assertThat(p.path("status").path("phase").asString()).isEqualTo("Succeeded");
             assertThat(p.path("metadata").path("finalizers").size()).as("tracking finalizer removed").isZero();
         }
+        JsonNode view = get("/apis/status.cybernetes.io/v1/namespaces/" + NS + "/jobreconciles/three").json();
+        assertThat(view.path("status").path("desired").path("completions").asInt()).isEqualTo(3);
+        assertThat(view.path("status").path("observed").path("succeeded").asInt()).isEqualTo(3);
+        assertThat(view.path("status").path("conditions").findValuesAsString("type")).contains("Complete");
+        assertThat(view.path("status").path("lastReconcile").path("controller").asString()).isIn("job",
+                "ttl-after-finished");
+        assertThat(view.path("status").has("generationLag")).as("a Job reports no observed generation").isFalse();
+        JsonNode table = call("GET", "/apis/status.cybernetes.io/v1/namespaces/" + NS + "/jobreconciles", null, null,
+                "application/json;as=Table;v=v1;g=meta.k8s.io", true).json();
+        assertThat(table.path("columnDefinitions").findValuesAsString("name")).containsExactly("Name", "Completions",
+                "Succeeded", "Active", "Failed", "Last Result", "Last Reconcile");
     }
 
     @Test

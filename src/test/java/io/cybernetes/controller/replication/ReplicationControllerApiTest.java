@@ -75,6 +75,16 @@ class ReplicationControllerApiTest extends SimulatedClusterSupport {
                 .isEqualTo("ReplicationController");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get("/apis/policy/v1/namespaces/" + NS
                 + "/poddisruptionbudgets/legacy").json().path("status").path("expectedPods").asInt()).isEqualTo(3));
+        // their reconcile status, as kubectl reads it
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Kubectl.Run views = kubectl.run("-n", NS, "get", "replicationcontrollerreconciles,"
+                    + "poddisruptionbudgetreconciles");
+            assertThat(views.exit()).as(views.all()).isZero();
+            assertThat(views.out()).containsPattern("NAME\\s+DESIRED\\s+AVAILABLE\\s+GENERATION LAG\\s+LAST RESULT")
+                    .containsPattern("replicationcontrollerreconcile\\.status\\.cybernetes\\.io/legacy\\s+3\\s+3\\s+0\\s+Success")
+                    .containsPattern("NAME\\s+DESIRED HEALTHY\\s+CURRENT HEALTHY\\s+ALLOWED DISRUPTIONS")
+                    .containsPattern("poddisruptionbudgetreconcile\\.status\\.cybernetes\\.io/legacy\\s+2\\s+3\\s+1\\s+0\\s+Success");
+        });
         Kubectl.Run got = kubectl.run("-n", NS, "get", "rc", "-o", "wide");
         assertThat(got.out()).containsPattern("NAME\\s+DESIRED\\s+CURRENT\\s+READY\\s+AGE\\s+CONTAINERS\\s+IMAGES\\s+SELECTOR")
                 .containsPattern("legacy\\s+3\\s+3\\s+3\\s+\\d+s\\s+web\\s+nginx\\s+app=legacy");
