@@ -68,6 +68,7 @@ public record ControllerProperties(
             @DefaultValue("1") int podGc,
             @DefaultValue("5") int endpoints,
             @DefaultValue("5") int endpointSlice,
+            @DefaultValue("5") int endpointSliceMirroring,
             @DefaultValue("5") int job,
             @DefaultValue("5") int cronJob,
             @DefaultValue("2") int disruption,

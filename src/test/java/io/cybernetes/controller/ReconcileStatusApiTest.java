@@ -30,7 +30,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         }
         assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
-                "endpointslice", "service-lb", "job", "cronjob",
+                "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",
                 "disruption", "ttl-after-finished");
         eventually(() -> assertThat(get(ROOT + "/controllers/namespace").json().path("status").path("reconciles")
                 .asLong()).isPositive());

@@ -264,6 +264,8 @@ class KubernetesServiceController implements SmartLifecycle {
             subset.putArray("ports").addObject().put("name", "https").put("port", p).put("protocol", "TCP");
         });
         upsert(endpoints, obj -> {
+            // its slice is written here: not for the mirroring controller to copy
+            Json.child(Json.child(obj, "metadata"), "labels").put("endpointslice.kubernetes.io/skip-mirror", "true");
             if (subsets.isEmpty()) {
                 obj.remove("subsets");
             } else {

@@ -11,6 +11,7 @@ import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.cybernetes.controller.ServicePods;
+import io.cybernetes.controller.WrittenVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Keeps each Service's EndpointSlices listing the pods it selects, as Kubernetes'
@@ -57,8 +57,8 @@ public final class EndpointSliceController implements Reconciler {
     private final Indexer<EndpointSlice> slices;
     private final Indexer<Node> nodes;
     private final int maxEndpoints;
-    /** By Service key: the resource version each slice was written at by this controller, -1 once deleted. */
-    private final Map<String, Map<String, Long>> written = new ConcurrentHashMap<>();
+    /** The slices this controller wrote, by Service key, until the informer shows them. */
+    private final WrittenVersions written = new WrittenVersions();
 
     public EndpointSliceController(ApiClient client, Indexer<Service> services, Indexer<Pod> pods,
                                    Indexer<EndpointSlice> slices, Indexer<Node> nodes) {
@@ -81,6 +81,11 @@ public final class EndpointSliceController implements Reconciler {
         }
     }
 
+    /** What identifies a port mapping: its ports, whatever their order (shared with the mirroring controller). */
+    public static String portsKey(List<EndpointPort> ports) {
+        return SlicePlan.key(ports);
+    }
+
     /** The Service a slice of this controller's belongs to, or null for anyone else's slice. */
     static String serviceOf(EndpointSlice s) {
         Map<String, String> labels = s.getMetadata().getLabels();
@@ -92,11 +97,11 @@ public final class EndpointSliceController implements Reconciler {
         String key = request.key();
         Service svc = services.get(key).orElse(null);
         if (svc == null) {
-            written.remove(key); // its slices go with it: they are owned
+            written.forget(key); // its slices go with it: they are owned
             return Result.DONE;
         }
         List<EndpointSlice> existing = new ArrayList<>(slices.byIndex(BY_SERVICE, key));
-        if (stale(key, existing)) {
+        if (written.stale(key, existing)) {
             return Result.after(Duration.ofMillis(200));
         }
         if (svc.getMetadata().getDeletionTimestamp() != null) {
@@ -225,48 +230,11 @@ public final class EndpointSliceController implements Reconciler {
                 throw e;
             }
         }
-        written.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(s.getMetadata().getName(), -1L);
+        written.deleted(key, s.getMetadata().getName());
     }
 
     private void remember(String key, EndpointSlice s) {
-        written.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(s.getMetadata().getName(),
-                version(s));
-    }
-
-    /**
-     * Whether the cache is behind this controller's own writes to the Service's slices (one
-     * written is not there yet or older, one deleted is still there); what it caught up with is forgotten.
-     */
-    private boolean stale(String key, List<EndpointSlice> cached) {
-        Map<String, Long> mine = written.get(key);
-        if (mine == null) {
-            return false;
-        }
-        Map<String, EndpointSlice> byName = new LinkedHashMap<>();
-        cached.forEach(s -> byName.put(s.getMetadata().getName(), s));
-        boolean stale = false;
-        for (var it = mine.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            EndpointSlice seen = byName.get(e.getKey());
-            boolean behind = e.getValue() < 0 ? seen != null : seen == null || version(seen) < e.getValue();
-            if (behind) {
-                stale = true;
-            } else {
-                it.remove();
-            }
-        }
-        if (mine.isEmpty()) {
-            written.remove(key, mine);
-        }
-        return stale;
-    }
-
-    private static long version(EndpointSlice s) {
-        try {
-            return Long.parseLong(s.getMetadata().getResourceVersion());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        written.wrote(key, s);
     }
 
     public ResourceEventHandler<Service> serviceHandler(Controller controller) {

@@ -21,6 +21,7 @@ import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
 import io.cybernetes.controller.endpointslice.EndpointSliceController;
+import io.cybernetes.controller.endpointslicemirroring.EndpointSliceMirroringController;
 import io.cybernetes.controller.garbagecollector.GarbageCollector;
 import io.cybernetes.controller.job.JobController;
 import io.cybernetes.controller.namespace.NamespaceController;
@@ -216,6 +217,18 @@ class ControllerManagerConfiguration {
             services.addEventHandler(sc.serviceHandler(c));
             pods.addEventHandler(sc.podHandler(c));
             slices.addEventHandler(sc.sliceHandler(c));
+            return c;
+        });
+        r.put(EndpointSliceMirroringController.NAME, (client, informers) -> {
+            var services = informers.informerFor(Service.class);
+            var endpoints = informers.informerFor(Endpoints.class);
+            var slices = informers.informerFor(EndpointSlice.class);
+            EndpointSliceMirroringController mc = new EndpointSliceMirroringController(client, services.indexer(),
+                    endpoints.indexer(), slices.indexer(), new EventRecorder(client, "endpoint-slice-mirroring-controller"));
+            Controller c = new Controller(EndpointSliceMirroringController.NAME, mc, w.endpointSliceMirroring());
+            services.addEventHandler(mc.serviceHandler(c));
+            endpoints.addEventHandler(mc.endpointsHandler(c));
+            slices.addEventHandler(mc.sliceHandler(c));
             return c;
         });
         r.put(LoadBalancerController.NAME, (client, informers) -> {

@@ -8,6 +8,7 @@ import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
 import io.cybernetes.controller.endpointslice.EndpointSliceController;
+import io.cybernetes.controller.endpointslicemirroring.EndpointSliceMirroringController;
 import io.cybernetes.controller.job.JobController;
 import io.cybernetes.controller.replicaset.ReplicaSetController;
 import io.cybernetes.controller.replication.ReplicationManager;
@@ -112,7 +113,8 @@ final class ReconcileViews {
                             new Column("Last Schedule", "string", "status.observed.lastScheduleTime")),
                     ReconcileViews::cronJob, null),
             new View("ServiceReconcile", "servicereconciles", "Services", Service.class,
-                    List.of(EndpointSliceController.NAME, EndpointsController.NAME, LoadBalancerController.NAME), false,
+                    List.of(EndpointSliceController.NAME, EndpointsController.NAME,
+                            EndpointSliceMirroringController.NAME, LoadBalancerController.NAME), false,
                     columns(new Column("Type", "string", "status.desired.type"),
                             new Column("Ready", "integer", "status.observed.readyEndpoints"),
                             new Column("Not Ready", "integer", "status.observed.notReadyEndpoints")),

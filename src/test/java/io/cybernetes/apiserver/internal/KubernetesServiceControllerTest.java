@@ -69,6 +69,10 @@ class KubernetesServiceControllerTest extends ApiTestSupport {
         assertThat(store.get(other)).isEmpty();
         assertThat(get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes").json()
                 .path("endpoints")).hasSize(1);
+        assertThat(ep.path("metadata").path("labels").path("endpointslice.kubernetes.io/skip-mirror").asString())
+                .as("its slice is the server's own: nothing mirrors the Endpoints").isEqualTo("true");
+        assertThat(get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector="
+                + "kubernetes.io/service-name%3Dkubernetes").json().path("items")).hasSize(1);
     }
 
     @Test

@@ -200,22 +200,61 @@ class EndpointsApiTest extends ApiTestSupport {
     }
 
     @Test
-    void aSelectorLessServiceKeepsTheEndpointsItsOwnerWrites() {
+    void aSelectorLessServiceKeepsTheEndpointsItsOwnerWritesMirroredIntoSlices() {
         service("external-db", "{\"ports\":[{\"port\":5432}]}");
-        Response manual = post(EP, "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"external-db\"},"
-                + "\"subsets\":[{\"addresses\":[{\"ip\":\"192.0.2.10\"}],\"ports\":[{\"port\":5432}]}]}");
+        Response manual = post(EP, "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"external-db\","
+                + "\"labels\":{\"team\":\"db\"},\"annotations\":{\"note\":\"kept\"}},\"subsets\":[{\"addresses\":"
+                + "[{\"ip\":\"192.0.2.10\",\"hostname\":\"primary\"}],\"notReadyAddresses\":[{\"ip\":\"192.0.2.11\"}],"
+                + "\"ports\":[{\"name\":\"pg\",\"port\":5432}]},{\"addresses\":[{\"ip\":\"2001:db8:0:0:0:0:0:7\"}],"
+                + "\"ports\":[{\"name\":\"pg\",\"port\":5432}]}]}");
         assertThat(manual.code()).as(manual.body()).isEqualTo(201);
+        String uid = manual.text("metadata.uid");
         // a loopback address is refused as Kubernetes refuses it, and nothing is stored
         Response loopback = put(EP + "/external-db", "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":"
                 + "{\"name\":\"external-db\"},\"subsets\":[{\"addresses\":[{\"ip\":\"127.0.0.1\"}],\"ports\":[{\"port\":"
                 + "5432}]}]}");
         assertThat(loopback.code()).isEqualTo(422);
-        // the controllers had their chance: a Service with a selector in the same namespace is served meanwhile
-        service("marker", "{\"selector\":{\"app\":\"marker\"},\"ports\":[{\"port\":80}]}");
-        eventually(() -> assertThat(slicesOf("marker")).hasSize(1));
-        assertThat(slicesOf("external-db")).isEmpty();
+        // the mirroring controller copies them: one slice per address type, owned by the Endpoints
+        eventually(() -> {
+            List<JsonNode> slices = slicesOf("external-db");
+            assertThat(slices).extracting(x -> x.path("addressType").asString()).containsExactlyInAnyOrder("IPv4", "IPv6");
+            for (JsonNode slice : slices) {
+                JsonNode meta = slice.path("metadata");
+                assertThat(meta.path("name").asString()).startsWith("external-db-");
+                assertThat(meta.path("labels").path("endpointslice.kubernetes.io/managed-by").asString())
+                        .isEqualTo("endpointslicemirroring-controller.k8s.io");
+                assertThat(meta.path("labels").path("team").asString()).isEqualTo("db");
+                assertThat(meta.path("annotations").path("note").asString()).isEqualTo("kept");
+                assertThat(meta.path("ownerReferences").path(0).path("kind").asString()).isEqualTo("Endpoints");
+                assertThat(meta.path("ownerReferences").path(0).path("uid").asString()).isEqualTo(uid);
+                assertThat(slice.path("ports").toString())
+                        .isEqualTo("[{\"name\":\"pg\",\"port\":5432,\"protocol\":\"TCP\"}]");
+                if (slice.path("addressType").asString().equals("IPv4")) {
+                    assertThat(endpointOf(slice, "192.0.2.10").path("conditions").toString()).isEqualTo("{\"ready\":true}");
+                    assertThat(endpointOf(slice, "192.0.2.10").path("hostname").asString()).isEqualTo("primary");
+                    assertThat(endpointOf(slice, "192.0.2.11").path("conditions").toString()).isEqualTo("{\"ready\":false}");
+                } else {
+                    assertThat(slice.path("endpoints").path(0).path("addresses").toString()).isEqualTo("[\"2001:db8::7\"]");
+                }
+            }
+        });
         JsonNode ep = get(EP + "/external-db").json();
         assertThat(ep.path("subsets").path(0).path("addresses").findValuesAsString("ip")).containsExactly("192.0.2.10");
         assertThat(ep.path("metadata").path("labels").has("endpointslice.kubernetes.io/skip-mirror")).isFalse();
+
+        // the IPv6 address gone: its slice goes; the Service given a selector: the mirrored slices go
+        assertThat(patch(EP + "/external-db", "application/merge-patch+json", "{\"subsets\":[{\"addresses\":"
+                + "[{\"ip\":\"192.0.2.12\"}],\"ports\":[{\"name\":\"pg\",\"port\":5432}]}]}").code()).isEqualTo(200);
+        eventually(() -> {
+            List<JsonNode> slices = slicesOf("external-db");
+            assertThat(slices).hasSize(1);
+            assertThat(slices.get(0).path("endpoints")).hasSize(1);
+            assertThat(slices.get(0).path("endpoints").path(0).path("addresses").toString()).isEqualTo("[\"192.0.2.12\"]");
+        });
+        assertThat(patch(SVC + "/external-db", "application/merge-patch+json",
+                "{\"spec\":{\"selector\":{\"app\":\"db\"}}}").code()).isEqualTo(200);
+        eventually(() -> assertThat(slicesOf("external-db")).extracting(x -> x.path("metadata").path("labels")
+                .path("endpointslice.kubernetes.io/managed-by").asString())
+                .containsOnly("endpointslice-controller.k8s.io"));
     }
 }
