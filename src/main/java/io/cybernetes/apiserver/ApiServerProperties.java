@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param requestTimeout        the longest a request body may take to arrive (kube-apiserver's --request-timeout)
  * @param maxRequestHeaderBytes the most a request's line and headers may take; larger ones are refused with 431.
  *                              The container keeps a buffer this large for every open request (a watch included)
+ * @param maxLongRunningRequests streams to nodes open at once (pods' logs, exec, attach, port-forward); more get
+ *                              429 with Retry-After; they do not count against {@code maxRequestsInFlight}; 0 = no limit
  */
 @ConfigurationProperties("cybernetes.apiserver")
 public record ApiServerProperties(
@@ -29,5 +31,6 @@ public record ApiServerProperties(
         @DefaultValue("10s") Duration watchBookmarkInterval,
         @DefaultValue("50ms") Duration watchFlushInterval,
         @DefaultValue("60s") Duration requestTimeout,
-        @DefaultValue("65536") int maxRequestHeaderBytes) {
+        @DefaultValue("65536") int maxRequestHeaderBytes,
+        @DefaultValue("1000") int maxLongRunningRequests) {
 }

@@ -61,6 +61,10 @@ public final class NodeAgent {
     public static final String EXIT_CODE = "cybernetes.io/exit-code";
     /** How long a Job's pod runs when it does not say, unless the fleet sets another time. */
     public static final Duration DEFAULT_JOB_RUN_TIME = Duration.ofSeconds(5);
+    /** How often a container without a log script prints a line, unless the fleet sets another interval. */
+    public static final Duration DEFAULT_LOG_INTERVAL = Duration.ofSeconds(10);
+    /** How many lines of each container run's log are kept (the newest). */
+    static final long LOG_LINES_KEPT = 100_000;
     public static final String LEASE_NAMESPACE = "kube-node-lease";
     static final int LEASE_DURATION_SECONDS = 40;
 
@@ -99,11 +103,14 @@ public final class NodeAgent {
     private volatile boolean statusToWrite;
     private volatile Lease lease;
     private volatile Duration jobRunTime = DEFAULT_JOB_RUN_TIME;
+    private final ContainerLogs logs;
+    private volatile int kubeletPort;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
         this.client = client;
         this.config = config;
         this.clock = clock;
+        this.logs = new ContainerLogs(config.name(), clock, DEFAULT_LOG_INTERVAL, LOG_LINES_KEPT);
     }
 
     public String name() {
@@ -117,6 +124,39 @@ public final class NodeAgent {
 
     public Config config() {
         return config;
+    }
+
+    /** How often containers without a log script print a line. */
+    public void logInterval(Duration d) {
+        logs.interval(d);
+    }
+
+    /**
+     * The container's log: its current run, or the one before it; empty when it has none (it
+     * has not started). A container running since before this agent started gets a log from
+     * its start time on (what it printed before went with the agent that ran it).
+     */
+    public java.util.Optional<ContainerLog> log(Pod pod, String container, boolean previous) {
+        String key = Keys.of(pod);
+        java.util.Optional<ContainerLog> log = logs.log(key, container, previous);
+        if (log.isPresent() || previous || pod.getStatus() == null) {
+            return log;
+        }
+        for (ContainerStatus s : Objects.requireNonNullElse(pod.getStatus().getContainerStatuses(),
+                List.<ContainerStatus>of())) {
+            if (s.getName().equals(container) && s.getState() != null && s.getState().getRunning() != null) {
+                String since = s.getState().getRunning().getStartedAt();
+                pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(container)).findFirst()
+                        .ifPresent(c -> logs.running(key, pod, c, Objects.requireNonNullElse(s.getRestartCount(), 0),
+                                since == null ? clock.instant() : Instant.parse(since)));
+            }
+        }
+        return logs.log(key, container, false);
+    }
+
+    /** The port its kubelet endpoint serves on (at {@link Config#address()}), reported in the Node's status. */
+    void kubeletPort(int port) {
+        kubeletPort = port;
     }
 
     // ---- faults
@@ -186,6 +226,8 @@ public final class NodeAgent {
                 .withOsImage("Cybernetes simulated node").withKernelVersion("6.1.0-cybernetes")
                 .withMachineID(stableId("machine").replace("-", "")).withSystemUUID(stableId("system"))
                 .withBootID(bootId).endNodeInfo()
+                .withNewDaemonEndpoints().withNewKubeletEndpoint().withPort(kubeletPort).endKubeletEndpoint()
+                .endDaemonEndpoints()
                 .endStatus().build();
     }
 
@@ -301,6 +343,7 @@ public final class NodeAgent {
 
     /** The pod is gone from the node: nothing is kept of it. */
     void forget(String key) {
+        logs.forget(key);
         firstSeen.remove(key);
         addresses.remove(key);
         runs.remove(key);
@@ -455,11 +498,13 @@ public final class NodeAgent {
             }
             if (ended) {
                 int exit = r != null && r.crashedAt() != null ? r.lastExitCode() : 0;
+                logs.exited(key, c.getName(), exit, now);
                 b.withReady(false).withStarted(false).withNewState().withNewTerminated().withExitCode(exit)
                         .withReason(exit == 0 ? "Completed" : "Error").withStartedAt(startedAt).withFinishedAt(at)
                         .endTerminated().endState();
             } else if (r != null && r.crashedAt() != null) {
                 allReady = false;
+                logs.exited(key, c.getName(), r.lastExitCode(), r.crashedAt());
                 b.withReady(false).withStarted(false).withNewState().withNewWaiting().withReason("CrashLoopBackOff")
                         .withMessage("back-off restarting failed container " + c.getName()).endWaiting().endState()
                         .withNewLastState().withNewTerminated().withExitCode(r.lastExitCode()).withReason("Error")
@@ -467,6 +512,8 @@ public final class NodeAgent {
                         .withFinishedAt(r.crashedAt().truncatedTo(ChronoUnit.SECONDS).toString())
                         .endTerminated().endLastState();
             } else {
+                logs.running(key, pod, c, r == null ? 0 : r.restarts(), r == null ? Instant.parse(startedAt)
+                        : r.startedAt());
                 b.withReady(true).withStarted(true).withNewState().withNewRunning().withStartedAt(startedAt)
                         .endRunning().endState();
             }

@@ -1,5 +1,6 @@
 package io.cybernetes.node;
 
+import io.cybernetes.api.CertificateAuthority;
 import io.cybernetes.api.X509Certificates;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.ApiClients;
@@ -37,7 +38,11 @@ public final class NodeAgentCommand {
             usage: node-agent --server https://127.0.0.1:6443 [--pki ./data/pki] [--nodes 3] [--name-prefix sim-]
                               [--zones zone-a,zone-b] [--region region-1] [--cpu 8] [--memory 32Gi] [--pods 110]
                               [--startup-delay 1s] [--heartbeat 10s] [--workers 2]
-              --pki holds the cluster CA (ca.crt, ca.key) that signs each node's client certificate.""";
+                              [--node-ip 127.0.0.1] [--kubelet-port 10250] [--log-interval 10s]
+              --pki holds the cluster CA (ca.crt, ca.key) that signs each node's client certificate
+                    and the serving certificate of its kubelet endpoints;
+              --node-ip is every node's address, where its kubelet endpoints listen, the first node
+                    on --kubelet-port, the next one port up (0: any free ports).""";
 
     static final String FAULTS = """
             faults, one per line:
@@ -47,7 +52,8 @@ public final class NodeAgentCommand {
 
     /** The command line, parsed: {@code --name value} or {@code --name=value}. */
     record Options(URI server, Path pki, int nodes, String namePrefix, List<String> zones, String region, String cpu,
-                   String memory, int pods, Duration startupDelay, Duration heartbeat, int workers) {
+                   String memory, int pods, Duration startupDelay, Duration heartbeat, int workers, String nodeIp,
+                   int kubeletPort, Duration logInterval) {
 
         static Options parse(String[] args) {
             Map<String, String> o = new LinkedHashMap<>();
@@ -66,7 +72,7 @@ public final class NodeAgentCommand {
                 }
             }
             List<String> known = List.of("server", "pki", "nodes", "name-prefix", "zones", "region", "cpu", "memory",
-                    "pods", "startup-delay", "heartbeat", "workers");
+                    "pods", "startup-delay", "heartbeat", "workers", "node-ip", "kubelet-port", "log-interval");
             for (String k : o.keySet()) {
                 if (!known.contains(k)) {
                     throw new IllegalArgumentException("unknown option --" + k);
@@ -82,7 +88,8 @@ public final class NodeAgentCommand {
                     o.getOrDefault("region", "region-1"), o.getOrDefault("cpu", "8"), o.getOrDefault("memory", "32Gi"),
                     positive(o.getOrDefault("pods", "110"), "--pods"),
                     duration(o.getOrDefault("startup-delay", "1s")), duration(o.getOrDefault("heartbeat", "10s")),
-                    positive(o.getOrDefault("workers", "2"), "--workers"));
+                    positive(o.getOrDefault("workers", "2"), "--workers"), o.getOrDefault("node-ip", "127.0.0.1"),
+                    port(o.getOrDefault("kubelet-port", "10250")), duration(o.getOrDefault("log-interval", "10s")));
         }
 
         private static int positive(String v, String name) {
@@ -95,6 +102,18 @@ public final class NodeAgentCommand {
                 // reported below
             }
             throw new IllegalArgumentException(name + " must be a positive number, not " + v);
+        }
+
+        private static int port(String v) {
+            try {
+                int n = Integer.parseInt(v);
+                if (n >= 0 && n <= 65535) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException("--kubelet-port must be a port number (0 for any), not " + v);
         }
 
         /** {@code 500ms}, {@code 10s}, {@code 1m}. */
@@ -160,10 +179,12 @@ public final class NodeAgentCommand {
             ApiClient client = clientFor(o.server(), ca, caKey, name);
             if (fleet == null) {
                 fleet = new NodeFleet(client, Clock.systemUTC(), o.workers());
+                fleet.serveKubelets(CertificateAuthority.of(ca, caKey), o.kubeletPort());
+                fleet.logInterval(o.logInterval());
             }
             fleet.add(client, new NodeAgent.Config(name, o.cpu(), o.memory(), o.pods(),
                     o.zones().get((i - 1) % o.zones().size()), o.region(), Map.of(), List.of(), List.of(),
-                    "10." + (100 + i / 250) + "." + (i % 250) + "", "172.20." + (i / 250) + "." + (i % 250 + 1),
+                    "10." + (100 + i / 250) + "." + (i % 250) + "", o.nodeIp(),
                     o.startupDelay(), o.heartbeat()));
         }
         fleet.start();

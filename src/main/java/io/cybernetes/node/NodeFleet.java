@@ -1,5 +1,7 @@
 package io.cybernetes.node;
 
+import io.cybernetes.api.CertificateAuthority;
+import io.cybernetes.api.X509Certificates;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Keys;
 import io.cybernetes.client.RateLimitingQueue;
@@ -26,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * any node (through the fleet's client), one work queue whose workers move each pod along
  * on its node's agent (writing as that node), and one scheduler of heartbeats, each node's
  * renewing its Lease at its own interval from a random offset so that a thousand nodes do
- * not beat at once.
+ * not beat at once; and, when asked, each node's kubelet endpoints ({@link KubeletServer}).
  */
 public final class NodeFleet implements AutoCloseable {
 
@@ -43,6 +45,10 @@ public final class NodeFleet implements AutoCloseable {
     private ScheduledExecutorService heartbeats;
     private final List<Thread> workerThreads = new ArrayList<>();
     private volatile boolean running;
+    private CertificateAuthority kubeletCa;
+    private int firstKubeletPort;
+    private KubeletServer kubelets;
+    private Duration logInterval = NodeAgent.DEFAULT_LOG_INTERVAL;
 
     /**
      * @param watchClient the client that watches pods bound to nodes (a node's identity may: it can list pods)
@@ -54,9 +60,26 @@ public final class NodeFleet implements AutoCloseable {
         this.workers = Math.max(1, workers);
     }
 
+    /**
+     * Serves each node's kubelet endpoints (logs, its pods) at the node's address over TLS,
+     * with a serving certificate the CA signs, to the API server's client certificate only;
+     * ports from {@code firstPort} on, one a node in the order added (0: any free ones). The
+     * port is in the Node's {@code status.daemonEndpoints}. Before the fleet starts.
+     */
+    public synchronized void serveKubelets(CertificateAuthority ca, int firstPort) {
+        this.kubeletCa = ca;
+        this.firstKubeletPort = firstPort;
+    }
+
+    /** How often containers without a log script print a line. Before their nodes are added. */
+    public synchronized void logInterval(Duration interval) {
+        this.logInterval = interval;
+    }
+
     /** Adds a node writing through its own client; registered at once when the fleet runs. */
     public synchronized NodeAgent add(ApiClient client, NodeAgent.Config config) {
         NodeAgent agent = new NodeAgent(client, config, clock);
+        agent.logInterval(logInterval);
         if (agents.putIfAbsent(config.name(), agent) != null) {
             throw new IllegalArgumentException("node " + config.name() + " is in the fleet already");
         }
@@ -140,6 +163,9 @@ public final class NodeFleet implements AutoCloseable {
     }
 
     private void startAgent(NodeAgent agent) {
+        if (kubeletCa != null) {
+            serveKubelet(agent);
+        }
         agent.register();
         long period = agent.config().heartbeat().toMillis();
         heartbeats.scheduleWithFixedDelay(() -> {
@@ -149,6 +175,32 @@ public final class NodeFleet implements AutoCloseable {
                 log.debug("node {}: heartbeat failed: {}", agent.name(), e.toString());
             }
         }, ThreadLocalRandom.current().nextLong(period) + 1, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Listens for the node's kubelet endpoints; its port goes in the Node's status. */
+    private void serveKubelet(NodeAgent agent) {
+        String address = agent.config().address();
+        String name = agent.name();
+        try {
+            if (kubelets == null) {
+                kubelets = new KubeletServer();
+            }
+            javax.net.ssl.SSLContext tls = kubeletCa.tls(kubeletCa.issue("CN=system:node:" + name + ",O=system:nodes",
+                    X509Certificates.Purpose.SERVER, List.of(address, name), Duration.ofDays(365)));
+            int port = firstKubeletPort == 0 ? 0 : firstKubeletPort + ordered.indexOf(agent);
+            agent.kubeletPort(kubelets.listen(address, port, tls, new KubeletEndpoints(agent,
+                    (ns, pod) -> pod(ns, pod).filter(p -> name.equals(p.getSpec().getNodeName())),
+                    () -> podsOn(name), clock)));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("node " + name + ": cannot serve its kubelet endpoints at " + address
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    private List<Pod> podsOn(String node) {
+        SharedInformer<Pod> informer = pods;
+        return informer == null ? List.of() : informer.indexer().list().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
     }
 
     private void work(RateLimitingQueue<String> q) {
@@ -188,6 +240,10 @@ public final class NodeFleet implements AutoCloseable {
         queue.shutDown();
         pods.stop();
         heartbeats.shutdownNow();
+        if (kubelets != null) {
+            kubelets.close();
+            kubelets = null;
+        }
         workerThreads.forEach(Thread::interrupt);
         workerThreads.clear();
     }

@@ -21,6 +21,9 @@ import java.util.List;
  * @param heartbeat    how often each renews its Lease
  * @param jobRunTime   how long a Job's pod runs before it succeeds, unless it says otherwise
  *                     ({@value NodeAgent#RUN_SECONDS}, {@value NodeAgent#EXIT_CODE})
+ * @param address      each node's address, where its kubelet endpoints listen (its InternalIP)
+ * @param kubeletPort  the first node's kubelet port, the next node's the one after (0: any free ports)
+ * @param logInterval  how often a container without a log script ({@value LogScript#POD_ANNOTATION}) prints a line
  */
 @ConfigurationProperties("cybernetes.nodes")
 public record NodeProperties(
@@ -34,5 +37,8 @@ public record NodeProperties(
         @DefaultValue List<String> images,
         @DefaultValue("1s") Duration startupDelay,
         @DefaultValue("10s") Duration heartbeat,
-        @DefaultValue("5s") Duration jobRunTime) {
+        @DefaultValue("5s") Duration jobRunTime,
+        @DefaultValue("127.0.0.1") String address,
+        @DefaultValue("0") int kubeletPort,
+        @DefaultValue("10s") Duration logInterval) {
 }

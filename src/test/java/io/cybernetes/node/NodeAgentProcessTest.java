@@ -66,7 +66,8 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.cybernetes.CybernetesApplication", "node-agent",
                 "--server", server(), "--pki", pki().toString(), "--nodes", "2", "--name-prefix", "proc-",
-                "--zones", "zone-p", "--startup-delay", "100ms", "--heartbeat", "1s")
+                "--zones", "zone-p", "--startup-delay", "100ms", "--heartbeat", "1s", "--kubelet-port", "0",
+                "--log-interval", "100ms")
                 .redirectErrorStream(true).redirectOutput(new File("target/node-agent-process.log")).start();
         try (Writer stdin = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> "True".equals(ready(get("/api/v1/nodes/proc-1")
@@ -80,6 +81,13 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
             await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get("/api/v1/namespaces/" + NS
                     + "/pods/on-proc").json().path("status").path("phase").asString()));
             assertThat(get("/api/v1/namespaces/" + NS + "/pods/on-proc").text("status.podIP")).startsWith("10.100.1.");
+            // its kubelet endpoint serves the pod's log to the API server
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                var log = call("GET", "/api/v1/namespaces/" + NS + "/pods/on-proc/log", null, null, "*/*", true);
+                assertThat(log.code()).as(log.body()).isEqualTo(200);
+                assertThat(log.body()).startsWith("[cybernetes] started container c (image nginx)\n")
+                        .contains("c: running in pod " + NS + "/on-proc on proc-1 (2)");
+            });
 
             stdin.write("not-ready proc-2\n");
             stdin.flush();

@@ -24,7 +24,9 @@ import java.util.concurrent.Semaphore;
  * {@code system:masters} are exempt, and the control plane's own components (nodes, the
  * controller manager, the scheduler) have a pool of their own, so that no number of
  * tenants' requests keeps the cluster's administrators or its control loops waiting.
- * Long-running watches do not count.
+ * Long-running requests do not count: watches not at all, streams to nodes (a pod's log,
+ * exec, attach, port-forward, a node's proxy) against a limit of their own, so that people
+ * following logs never starve the server of ordinary requests, nor the other way round.
  */
 final class MaxInFlightFilter extends OncePerRequestFilter {
 
@@ -32,12 +34,28 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
 
     private final Semaphore permits;
     private final Semaphore componentPermits;
+    private final Semaphore streamPermits;
     private final int limit;
+    private final int streamLimit;
 
     MaxInFlightFilter(ApiServerProperties props) {
         this.limit = props.maxRequestsInFlight();
+        this.streamLimit = props.maxLongRunningRequests();
         this.permits = new Semaphore(Math.max(1, limit));
         this.componentPermits = new Semaphore(Math.max(1, limit));
+        this.streamPermits = new Semaphore(Math.max(1, streamLimit));
+    }
+
+    /** Kube-apiserver's long-running subresources: a stream from the node for as long as it lasts. */
+    private static final Set<String> STREAMS = Set.of("log", "exec", "attach", "portforward", "proxy");
+
+    static boolean isStream(HttpServletRequest request) {
+        String[] p = request.getRequestURI().split("/");
+        // "", api, v1, namespaces, NS, pods, NAME, SUB[, ...]  or  "", api, v1, nodes, NAME, proxy[, ...]
+        if (p.length >= 8 && "api".equals(p[1]) && "namespaces".equals(p[3]) && "pods".equals(p[5])) {
+            return STREAMS.contains(p[7]);
+        }
+        return p.length >= 6 && "api".equals(p[1]) && "nodes".equals(p[3]) && "proxy".equals(p[5]);
     }
 
     @Override
@@ -48,7 +66,7 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String watch = request.getParameter("watch");
-        return limit <= 0 || RequestReader.isTrue(watch)
+        return RequestReader.isTrue(watch)
                 || (request.getDispatcherType() == DispatcherType.ASYNC && RequestBodyFilter.bodyOf(request) == null);
     }
 
@@ -60,7 +78,13 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        Semaphore pool = user != null && (user.inGroup(UserInfo.NODES) || COMPONENTS.contains(user.name()))
+        boolean stream = isStream(request);
+        if (stream ? streamLimit <= 0 : limit <= 0) {
+            chain.doFilter(request, response);
+            return;
+        }
+        Semaphore pool = stream ? streamPermits
+                : user != null && (user.inGroup(UserInfo.NODES) || COMPONENTS.contains(user.name()))
                 ? componentPermits : permits;
         if (!pool.tryAcquire()) {
             ApiException e = ApiException.tooManyRequests("Too many requests, please try again later.", 1);

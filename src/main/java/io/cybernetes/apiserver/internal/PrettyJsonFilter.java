@@ -31,7 +31,7 @@ final class PrettyJsonFilter extends OncePerRequestFilter {
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = request.getRequestURI();
         boolean api = path.equals("/api") || path.startsWith("/api/") || path.equals("/apis") || path.startsWith("/apis/");
-        return !api || RequestReader.isTrue(request.getParameter("watch"))
+        return !api || RequestReader.isTrue(request.getParameter("watch")) || MaxInFlightFilter.isStream(request)
                 || !Json.prettyRequested(request.getParameter("pretty"), request.getHeader("User-Agent"));
     }
 

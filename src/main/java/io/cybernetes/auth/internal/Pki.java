@@ -181,6 +181,11 @@ final class Pki implements ClusterPki {
     }
 
     @Override
+    public KeyStore issue(String subject, X509Certificates.Purpose purpose, List<String> sans, Duration validity) {
+        return io.cybernetes.api.CertificateAuthority.of(ca, caKey).issue(subject, purpose, sans, validity);
+    }
+
+    @Override
     public String adminToken() {
         return adminToken;
     }

@@ -1,5 +1,6 @@
 package io.cybernetes.node.internal;
 
+import io.cybernetes.api.CertificateAuthority;
 import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.client.ComponentLifecycle;
@@ -19,8 +20,9 @@ import org.springframework.context.annotation.Configuration;
 class NodeAgentsConfiguration {
 
     @Bean
-    SimulatedNodes simulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props) {
-        return new SimulatedNodes(api, credentials, props);
+    SimulatedNodes simulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props,
+                                  CertificateAuthority ca) {
+        return new SimulatedNodes(api, credentials, props, ca);
     }
 
     /** After the API server is up (the controller manager and scheduler start a phase later). */

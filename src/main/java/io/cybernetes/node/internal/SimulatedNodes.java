@@ -1,5 +1,6 @@
 package io.cybernetes.node.internal;
 
+import io.cybernetes.api.CertificateAuthority;
 import io.cybernetes.api.InProcessCredentials;
 import io.cybernetes.api.LocalApi;
 import io.cybernetes.client.ApiClients;
@@ -14,20 +15,23 @@ import java.util.Optional;
 
 /**
  * The fleet of simulated nodes this process runs, each node as {@code system:node:<name>}
- * (in {@code system:nodes}) through the in-process client; a fresh fleet on every start,
- * as a stopped one does not start again.
+ * (in {@code system:nodes}) through the in-process client, serving its kubelet endpoints at
+ * the configured address with a certificate from the cluster CA; a fresh fleet on every
+ * start, as a stopped one does not start again.
  */
 final class SimulatedNodes {
 
     private final LocalApi api;
     private final InProcessCredentials credentials;
     private final NodeProperties props;
+    private final CertificateAuthority ca;
     private volatile NodeFleet fleet;
 
-    SimulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props) {
+    SimulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props, CertificateAuthority ca) {
         this.api = api;
         this.credentials = credentials;
         this.props = props;
+        this.ca = ca;
     }
 
     Optional<NodeFleet> fleet() {
@@ -39,11 +43,13 @@ final class SimulatedNodes {
             return;
         }
         NodeFleet f = new NodeFleet(client(props.namePrefix() + 1), Clock.systemUTC(), 2);
+        f.serveKubelets(ca, props.kubeletPort());
+        f.logInterval(props.logInterval());
         for (int i = 1; i <= props.count(); i++) {
             String name = props.namePrefix() + i;
             String zone = props.zones().isEmpty() ? "zone-a" : props.zones().get((i - 1) % props.zones().size());
             NodeAgent agent = f.add(client(name), new NodeAgent.Config(name, props.cpu(), props.memory(), props.pods(), zone,
-                    props.region(), Map.of(), List.of(), props.images(), "10.244." + i, "192.168.0." + (10 + i),
+                    props.region(), Map.of(), List.of(), props.images(), "10.244." + i, props.address(),
                     props.startupDelay(), props.heartbeat()));
             agent.jobRunTime(props.jobRunTime());
         }

@@ -17,7 +17,7 @@ class MaxInFlightFilterTest {
 
     private static ApiServerProperties limit(int n) {
         return new ApiServerProperties(0, "127.0.0.1", 1024, n, Duration.ofMinutes(1), Duration.ofSeconds(1),
-                Duration.ofMillis(50), Duration.ofSeconds(60), 65536);
+                Duration.ofMillis(50), Duration.ofSeconds(60), 65536, n);
     }
 
     private static MockHttpServletRequest as(UserInfo user) {

@@ -53,11 +53,15 @@ public class ResourceController {
      * every kind that declares them (what each kind declares is in its definition).
      */
     private final java.util.Map<String, SubresourceHandler> handlers = new java.util.HashMap<>();
+    /** The subresources answered with a stream from a node (a pod's log, exec, attach, port-forward). */
+    private final List<StreamedSubresource> streamed;
 
     public ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
-                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics) {
+                       TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics,
+                       List<StreamedSubresource> streamed) {
         this.registry = registry;
+        this.streamed = List.copyOf(streamed);
         this.service = service;
         this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent,
                 new WatchStreamer.Served() {
@@ -124,6 +128,19 @@ public class ResourceController {
         }
         if (type.namespaced() && info.namespace() == null) {
             throw ApiException.pathNotFound();
+        }
+        if (info.subresource() != null) {
+            for (StreamedSubresource s : streamed) {
+                if (s.serves(type, info.subresource())) {
+                    if (!(request instanceof ServletCall servlet)) {
+                        throw ApiException.badRequest(type.plural() + "/" + info.subresource()
+                                + " is served over HTTP only");
+                    }
+                    s.serve(servlet.servletRequest(), servlet.servletResponse(), type, info.namespace(), info.name(),
+                            info.subresource());
+                    return null;
+                }
+            }
         }
         SubresourceHandler handler = info.subresource() == null ? null : handlers.get(info.subresource());
         if (handler != null) {

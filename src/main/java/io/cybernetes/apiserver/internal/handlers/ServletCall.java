@@ -25,6 +25,14 @@ public final class ServletCall implements ApiCall {
         this.response = response;
     }
 
+    public HttpServletRequest servletRequest() {
+        return request;
+    }
+
+    public HttpServletResponse servletResponse() {
+        return response;
+    }
+
     @Override
     public String method() {
         return request.getMethod();

@@ -7,8 +7,8 @@ import java.util.List;
 /**
  * A subresource of a kind as discovery reports it: its name, the kind its requests and
  * answers are ({@code status} and {@code finalize} the kind itself, {@code scale}
- * autoscaling/v1 Scale, {@code binding} a Binding, {@code token} a TokenRequest) and its
- * verbs.
+ * autoscaling/v1 Scale, {@code binding} a Binding, {@code token} a TokenRequest, a pod's
+ * {@code log} the Pod, as kube-apiserver reports it) and its verbs.
  */
 public record Subresource(String name, String group, String version, String kind, List<String> verbs) {
 
@@ -25,6 +25,7 @@ public record Subresource(String name, String group, String version, String kind
             case "binding" -> new Subresource(name, "", "v1", "Binding", List.of("create"));
             case "eviction" -> new Subresource(name, "policy", "v1", "Eviction", List.of("create"));
             case "token" -> new Subresource(name, "authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
+            case "log" -> new Subresource(name, "", "v1", "Pod", List.of("get"));
             case "finalize" -> new Subresource(name, t.group(), t.version(), t.kind(), List.of("update"));
             default -> new Subresource(name, t.group(), t.version(), t.kind(), READ_WRITE);
         };

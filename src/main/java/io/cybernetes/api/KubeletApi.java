@@ -1,0 +1,20 @@
+package io.cybernetes.api;
+
+/**
+ * What the API server and the kubelets (the node agents' endpoints) agree on: who the API
+ * server is to a kubelet, and the kubelet's paths and query parameters, as Kubernetes'
+ * kubelet serves them.
+ */
+public final class KubeletApi {
+
+    /** The common name of the client certificate the API server presents to kubelets (kubeadm's). */
+    public static final String CLIENT_COMMON_NAME = "kube-apiserver-kubelet-client";
+    /** Its full subject. */
+    public static final String CLIENT_SUBJECT = "CN=" + CLIENT_COMMON_NAME + ",O=kubeadm:cluster-admins";
+
+    /** {@code /containerLogs/{namespace}/{pod}/{container}}. */
+    public static final String CONTAINER_LOGS = "/containerLogs/";
+
+    private KubeletApi() {
+    }
+}

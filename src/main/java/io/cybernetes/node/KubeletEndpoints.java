@@ -1,0 +1,139 @@
+package io.cybernetes.node;
+
+import io.cybernetes.api.Json;
+import io.cybernetes.api.KubeletApi;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+/**
+ * One node's kubelet endpoints, as the kubelet serves them: {@code /healthz}, {@code /pods}
+ * (the pods bound to the node) and {@code /containerLogs/{namespace}/{pod}/{container}} with
+ * the kubelet's query parameters; errors in the kubelet's words.
+ */
+final class KubeletEndpoints implements KubeletServer.Handler {
+
+    private final NodeAgent agent;
+    private final BiFunction<String, String, Optional<Pod>> pods;
+    private final Supplier<List<Pod>> all;
+    private final Clock clock;
+
+    /**
+     * @param pods the pod of a namespace and name as the fleet's watch has it, if bound to this node
+     * @param all  every pod bound to this node
+     */
+    KubeletEndpoints(NodeAgent agent, BiFunction<String, String, Optional<Pod>> pods, Supplier<List<Pod>> all,
+                     Clock clock) {
+        this.agent = agent;
+        this.pods = pods;
+        this.all = all;
+        this.clock = clock;
+    }
+
+    @Override
+    public void handle(KubeletServer.Request request, KubeletServer.Response response) throws IOException {
+        String path = request.path();
+        if (!request.method().equals("GET")) {
+            response.text(405, "Method Not Allowed");
+        } else if (path.equals("/healthz")) {
+            response.text(200, "ok");
+        } else if (path.equals("/pods") || path.equals("/pods/")) {
+            ObjectNode list = Json.object();
+            list.put("kind", "PodList");
+            list.put("apiVersion", "v1");
+            list.putObject("metadata");
+            ArrayNode items = list.putArray("items");
+            all.get().forEach(p -> items.add(Json.toTree(p)));
+            response.send(200, "application/json", Json.MAPPER.writeValueAsBytes(list));
+        } else if (path.startsWith(KubeletApi.CONTAINER_LOGS)) {
+            logs(request, response, path.substring(KubeletApi.CONTAINER_LOGS.length()).split("/"));
+        } else {
+            response.text(404, "404 page not found");
+        }
+    }
+
+    private void logs(KubeletServer.Request request, KubeletServer.Response response, String[] parts)
+            throws IOException {
+        if (parts.length != 3) {
+            response.text(400, "containerLogs needs /containerLogs/{namespace}/{pod}/{container}");
+            return;
+        }
+        String namespace = parts[0];
+        String name = parts[1];
+        String container = parts[2];
+        Pod pod = pods.apply(namespace, name).orElse(null);
+        if (pod == null) {
+            response.text(404, "pod \"" + name + "\" does not exist");
+            return;
+        }
+        if (pod.getSpec().getContainers().stream().noneMatch(c -> c.getName().equals(container))) {
+            response.text(404, "container \"" + container + "\" not found in pod \"" + name + "\"");
+            return;
+        }
+        boolean previous = request.flag("previous");
+        ContainerLog.Query query;
+        try {
+            query = query(request);
+        } catch (IllegalArgumentException e) {
+            response.text(400, e.getMessage());
+            return;
+        }
+        Optional<ContainerLog> log = agent.log(pod, container, previous);
+        if (log.isEmpty()) {
+            response.text(400, previous ? "previous terminated container \"" + container + "\" in pod \"" + name
+                    + "\" not found" : "container \"" + container + "\" in pod \"" + name + "\" is waiting to start: "
+                    + waitingReason(pod, container));
+            return;
+        }
+        try (OutputStream out = response.chunked("text/plain")) {
+            log.get().write(query, out, request::open);
+        }
+    }
+
+    private ContainerLog.Query query(KubeletServer.Request r) {
+        Instant since = null;
+        if (r.parameter("sinceSeconds") != null) {
+            since = clock.instant().minusSeconds(number(r, "sinceSeconds"));
+        } else if (r.parameter("sinceTime") != null) {
+            try {
+                since = Instant.parse(r.parameter("sinceTime"));
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("sinceTime: " + e.getParsedString() + " is not an RFC 3339 time");
+            }
+        }
+        Long tail = r.parameter("tailLines") == null ? null : number(r, "tailLines");
+        Long limit = r.parameter("limitBytes") == null ? null : number(r, "limitBytes");
+        return new ContainerLog.Query(since, tail, limit, r.flag("timestamps"), r.flag("follow"));
+    }
+
+    private static long number(KubeletServer.Request r, String name) {
+        try {
+            return Long.parseLong(r.parameter(name));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": " + r.parameter(name) + " is not a number");
+        }
+    }
+
+    static String waitingReason(Pod pod, String container) {
+        List<ContainerStatus> statuses = pod.getStatus() == null ? null : pod.getStatus().getContainerStatuses();
+        for (ContainerStatus s : Objects.requireNonNullElse(statuses, List.<ContainerStatus>of())) {
+            if (s.getName().equals(container) && s.getState() != null && s.getState().getWaiting() != null
+                    && s.getState().getWaiting().getReason() != null) {
+                return s.getState().getWaiting().getReason();
+            }
+        }
+        return "ContainerCreating";
+    }
+}
