@@ -14,6 +14,10 @@ public final class KubeletApi {
 
     /** {@code /containerLogs/{namespace}/{pod}/{container}}. */
     public static final String CONTAINER_LOGS = "/containerLogs/";
+    /** {@code /exec/{namespace}/{pod}/{container}?command=...&input=1&output=1&error=1&tty=1}. */
+    public static final String EXEC = "/exec/";
+    /** {@code /attach/{namespace}/{pod}/{container}?input=1&output=1&error=1&tty=1}. */
+    public static final String ATTACH = "/attach/";
 
     private KubeletApi() {
     }

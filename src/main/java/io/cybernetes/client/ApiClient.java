@@ -4,6 +4,7 @@ import io.cybernetes.api.ResourceType;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -69,6 +70,13 @@ public interface ApiClient {
 
     /** Binds a pod to a node (the pods/binding subresource); 409 when it is bound already. */
     void bind(String namespace, String pod, String node);
+
+    /**
+     * A token for the ServiceAccount (its {@code token} subresource) for the audiences, valid
+     * for the seconds asked, bound to the pod — as a kubelet asks for a pod's projected token.
+     */
+    String requestToken(String namespace, String serviceAccount, List<String> audiences, long expirationSeconds,
+                        String podName, String podUid);
 
     /** Sets a terminating namespace's spec.finalizers (the namespace's finalize subresource). */
     io.fabric8.kubernetes.api.model.Namespace finalizeNamespace(io.fabric8.kubernetes.api.model.Namespace namespace);

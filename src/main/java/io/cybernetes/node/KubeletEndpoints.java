@@ -8,6 +8,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Instant;
@@ -45,7 +46,7 @@ final class KubeletEndpoints implements KubeletServer.Handler {
     @Override
     public void handle(KubeletServer.Request request, KubeletServer.Response response) throws IOException {
         String path = request.path();
-        if (!request.method().equals("GET")) {
+        if (!request.method().equals("GET") && !request.method().equals("POST")) {
             response.text(405, "Method Not Allowed");
         } else if (path.equals("/healthz")) {
             response.text(200, "ok");
@@ -59,6 +60,10 @@ final class KubeletEndpoints implements KubeletServer.Handler {
             response.send(200, "application/json", Json.MAPPER.writeValueAsBytes(list));
         } else if (path.startsWith(KubeletApi.CONTAINER_LOGS)) {
             logs(request, response, path.substring(KubeletApi.CONTAINER_LOGS.length()).split("/"));
+        } else if (path.startsWith(KubeletApi.EXEC) || path.startsWith(KubeletApi.ATTACH)) {
+            boolean attach = path.startsWith(KubeletApi.ATTACH);
+            stream(request, response, path.substring((attach ? KubeletApi.ATTACH : KubeletApi.EXEC).length())
+                    .split("/"), attach);
         } else {
             response.text(404, "404 page not found");
         }
@@ -100,6 +105,57 @@ final class KubeletEndpoints implements KubeletServer.Handler {
         try (OutputStream out = response.chunked("text/plain")) {
             log.get().write(query, out, request::open);
         }
+    }
+
+    /**
+     * {@code exec} and {@code attach} over a WebSocket in the channel protocol: exec runs the
+     * command in the container's shell; attach joins the container's own process — a shell
+     * when the container keeps stdin open (its exit ends the container with its code), else
+     * the container's output from now on.
+     */
+    private void stream(KubeletServer.Request request, KubeletServer.Response response, String[] parts,
+                        boolean attach) throws IOException {
+        if (parts.length != 3) {
+            response.text(400, "needs /{namespace}/{pod}/{container}");
+            return;
+        }
+        Pod pod = pods.apply(parts[0], parts[1]).orElse(null);
+        if (pod == null) {
+            response.text(404, "pod does not exist");
+            return;
+        }
+        String name = parts[2];
+        var container = NodeAgent.container(pod, name);
+        if (container.isEmpty() || !NodeAgent.running(pod, name)) {
+            response.text(404, "container not found (\"" + name + "\")");
+            return;
+        }
+        if (!WebSocket.requested(request)) {
+            response.text(400, "Upgrade request required");
+            return;
+        }
+        List<String> command = request.query().getOrDefault("command", List.of());
+        boolean tty = request.flag("tty");
+        boolean stdout = request.flag("output");
+        boolean stderr = request.flag("error") && !tty;
+        WebSocket ws = WebSocket.accept(request, response, StreamChannels.PROTOCOLS);
+        if (ws == null) {
+            return;
+        }
+        StreamChannels channels = new StreamChannels(ws);
+        channels.open(stdout, stderr);
+        channels.start(Thread.currentThread());
+        InputStream in = request.flag("input") ? channels.stdin() : InputStream.nullInputStream();
+        OutputStream out = stdout ? channels.channel(StreamChannels.STDOUT) : OutputStream.nullOutputStream();
+        OutputStream err = stderr ? channels.channel(StreamChannels.STDERR) : tty ? out : OutputStream.nullOutputStream();
+        int code;
+        try {
+            code = attach ? agent.attach(pod, container.get(), in, out, err, tty, channels::open)
+                    : agent.shell(pod, container.get(), tty).exec(command, in, out, err);
+        } catch (java.io.InterruptedIOException e) {
+            code = 130; // the client went
+        }
+        channels.finish(code, command);
     }
 
     private ContainerLog.Query query(KubeletServer.Request r) {

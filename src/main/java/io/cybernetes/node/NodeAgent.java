@@ -154,6 +154,65 @@ public final class NodeAgent {
         return logs.log(key, container, false);
     }
 
+    /** The container of the pod by name (its ephemeral containers among them, as containers). */
+    static java.util.Optional<Container> container(Pod pod, String name) {
+        java.util.Optional<Container> c = pod.getSpec().getContainers().stream()
+                .filter(x -> x.getName().equals(name)).findFirst();
+        if (c.isPresent() || pod.getSpec().getEphemeralContainers() == null) {
+            return c;
+        }
+        return pod.getSpec().getEphemeralContainers().stream().filter(e -> e.getName().equals(name)).findFirst()
+                .map(e -> Json.convert(Json.toTree(e), Container.class));
+    }
+
+    /** Whether the pod's status says the container runs. */
+    static boolean running(Pod pod, String name) {
+        if (pod.getStatus() == null) {
+            return false;
+        }
+        List<ContainerStatus> all = new ArrayList<>(Objects.requireNonNullElse(pod.getStatus().getContainerStatuses(),
+                List.of()));
+        all.addAll(Objects.requireNonNullElse(pod.getStatus().getEphemeralContainerStatuses(), List.of()));
+        return all.stream().anyMatch(s -> s.getName().equals(name) && s.getState() != null
+                && s.getState().getRunning() != null);
+    }
+
+    /** A shell in the container: its environment and files as the kubelet would give them, read as this node. */
+    io.cybernetes.node.shell.Shell shell(Pod pod, Container c, boolean tty) {
+        String process = c.getCommand() != null && !c.getCommand().isEmpty() ? String.join(" ", c.getCommand())
+                : Objects.requireNonNullElse(c.getImage(), c.getName());
+        return new io.cybernetes.node.shell.Shell(io.cybernetes.node.shell.ContainerEnvironment.of(pod, c, client),
+                io.cybernetes.node.shell.ContainerFiles.of(pod, c, client), process, tty);
+    }
+
+    /**
+     * Attaches to the container's own process: a container that keeps stdin open runs a
+     * shell there, and when it exits the container exits with its code; any other prints its
+     * output from now on until it ends or {@code open} says the client went. Returns the code.
+     */
+    int attach(Pod pod, Container c, java.io.InputStream in, java.io.OutputStream out, java.io.OutputStream err,
+               boolean tty, java.util.function.BooleanSupplier open) throws java.io.IOException {
+        if (Boolean.TRUE.equals(c.getStdin())) {
+            int code = shell(pod, c, tty && Boolean.TRUE.equals(c.getTty())).exec(List.of(), in, out, err);
+            if (crash(pod, c.getName(), code)) {
+                pokeAfterExit.accept(Keys.of(pod));
+            }
+            return code;
+        }
+        java.util.Optional<ContainerLog> log = log(pod, c.getName(), false);
+        if (log.isPresent()) {
+            log.get().write(new ContainerLog.Query(clock.instant(), null, null, false, true), out, open);
+        }
+        return 0;
+    }
+
+    /** What the fleet does once a container exited here (looks at its pod again). */
+    private volatile java.util.function.Consumer<String> pokeAfterExit = key -> { };
+
+    void onExit(java.util.function.Consumer<String> poke) {
+        pokeAfterExit = poke;
+    }
+
     /** The port its kubelet endpoint serves on (at {@link Config#address()}), reported in the Node's status. */
     void kubeletPort(int port) {
         kubeletPort = port;

@@ -80,6 +80,12 @@ public final class NodeFleet implements AutoCloseable {
     public synchronized NodeAgent add(ApiClient client, NodeAgent.Config config) {
         NodeAgent agent = new NodeAgent(client, config, clock);
         agent.logInterval(logInterval);
+        agent.onExit(key -> {
+            RateLimitingQueue<String> q = queue;
+            if (q != null) {
+                q.add(key);
+            }
+        });
         if (agents.putIfAbsent(config.name(), agent) != null) {
             throw new IllegalArgumentException("node " + config.name() + " is in the fleet already");
         }

@@ -29,6 +29,11 @@ public final class Kubectl {
     }
 
     public Run run(String... args) {
+        return runWithInput(null, args);
+    }
+
+    /** As {@link #run}, with {@code input} (when not null) on kubectl's standard input. */
+    public Run runWithInput(String input, String... args) {
         List<String> cmd = new ArrayList<>(List.of(PATH, "--request-timeout=30s"));
         cmd.addAll(List.of(args));
         try {
@@ -38,6 +43,11 @@ public final class Kubectl {
             Path out = dir.resolve("out-" + UUID.randomUUID());
             Path err = dir.resolve("err-" + UUID.randomUUID());
             pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            if (input != null) {
+                Path in = dir.resolve("in-" + UUID.randomUUID());
+                Files.writeString(in, input);
+                pb.redirectInput(in.toFile());
+            }
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -154,4 +154,10 @@ public class RecordingApiClient implements ApiClient {
     public void delete(io.cybernetes.api.ResourceType type, String namespace, String name, String propagationPolicy) {
         actions.add("delete " + type.kind() + " " + name + (propagationPolicy == null ? "" : " " + propagationPolicy));
     }
+
+    @Override
+    public String requestToken(String namespace, String serviceAccount, java.util.List<String> audiences,
+                               long expirationSeconds, String podName, String podUid) {
+        throw new UnsupportedOperationException("no tokens here");
+    }
 }

@@ -203,6 +203,25 @@ abstract class RestApiClient implements ApiClient {
     }
 
     @Override
+    public String requestToken(String namespace, String serviceAccount, List<String> audiences, long expirationSeconds,
+                               String podName, String podUid) {
+        ObjectNode request = Json.object();
+        request.put("apiVersion", "authentication.k8s.io/v1");
+        request.put("kind", "TokenRequest");
+        ObjectNode spec = request.putObject("spec");
+        var aud = spec.putArray("audiences");
+        audiences.forEach(aud::add);
+        spec.put("expirationSeconds", expirationSeconds);
+        if (podName != null) {
+            spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Pod").put("name", podName)
+                    .put("uid", podUid);
+        }
+        byte[] out = send("POST", "/api/v1/namespaces/" + namespace + "/serviceaccounts/" + serviceAccount + "/token",
+                null, "application/json", Json.MAPPER.writeValueAsBytes(request));
+        return Json.MAPPER.readTree(out).path("status").path("token").asString("");
+    }
+
+    @Override
     public Namespace finalizeNamespace(Namespace ns) {
         byte[] out = send("PUT", "/api/v1/namespaces/" + ns.getMetadata().getName() + "/finalize", null,
                 "application/json", Json.MAPPER.writeValueAsBytes(ns));

@@ -81,7 +81,7 @@ final class PodLogs implements StreamedSubresource {
         }
     }
 
-    private static String enc(String s) {
+    static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 

@@ -1,0 +1,149 @@
+package io.cybernetes.node;
+
+import io.cybernetes.apiserver.Kubectl;
+import io.cybernetes.apiserver.SimulatedClusterSupport;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code kubectl exec} and {@code kubectl attach} against the simulated nodes: the API
+ * server proxies the WebSocket ({@code v5.channel.k8s.io}) to the kubelet endpoint of the
+ * pod's node, whose shell answers with the container's environment and files, and exit
+ * codes reach kubectl.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PodExecKubectlTest extends SimulatedClusterSupport {
+
+    static final String NS = "exec";
+    static final String PODS = "/api/v1/namespaces/" + NS + "/pods";
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void setUp() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        assertThat(post("/api/v1/namespaces/" + NS + "/configmaps", """
+                {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},
+                 "data":{"greeting":"hello from a ConfigMap","mode":"fast"}}""").code()).isIn(201, 409);
+        assertThat(post("/api/v1/namespaces/" + NS + "/secrets", """
+                {"apiVersion":"v1","kind":"Secret","metadata":{"name":"creds"},
+                 "stringData":{"password":"s3cret"}}""").code()).isIn(201, 409);
+        assertThat(post(PODS, """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"shell","labels":{"app":"shell"}},
+                 "spec":{"containers":[{"name":"app","image":"busybox",
+                   "env":[{"name":"GREETING","valueFrom":{"configMapKeyRef":{"name":"settings","key":"greeting"}}},
+                          {"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},
+                          {"name":"PASSWORD","valueFrom":{"secretKeyRef":{"name":"creds","key":"password"}}},
+                          {"name":"DERIVED","value":"$(GREETING)!"}],
+                   "envFrom":[{"prefix":"CFG_","configMapRef":{"name":"settings"}}],
+                   "volumeMounts":[{"name":"config","mountPath":"/etc/config"},
+                                   {"name":"info","mountPath":"/etc/podinfo"}]}],
+                  "volumes":[{"name":"config","configMap":{"name":"settings"}},
+                             {"name":"info","downwardAPI":{"items":[{"path":"labels",
+                               "fieldRef":{"fieldPath":"metadata.labels"}}]}}]}}""").code()).isIn(201, 409);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/shell").json()
+                .path("status").path("phase").asString()));
+    }
+
+    private Kubectl kubectl() {
+        return new Kubectl(endpoints.adminKubeconfig(), dir);
+    }
+
+    @Test
+    void aCommandRunsAndItsOutputAndExitCodeReachKubectl() {
+        Kubectl.Run hello = kubectl().run("-n", NS, "exec", "shell", "--", "echo", "hello", "world");
+        assertThat(hello.exit()).as(hello.all()).isZero();
+        assertThat(hello.out()).isEqualTo("hello world\n");
+        Kubectl.Run three = kubectl().run("-n", NS, "exec", "shell", "--", "sh", "-c", "echo out; echo err >&2; exit 3");
+        assertThat(three.exit()).as(three.all()).isEqualTo(3);
+        assertThat(three.err()).contains("command terminated with exit code 3");
+        Kubectl.Run unknown = kubectl().run("-n", NS, "exec", "shell", "--", "nope", "--help");
+        assertThat(unknown.exit()).isEqualTo(127);
+        assertThat(unknown.err()).contains("sh: nope: not found");
+        Kubectl.Run host = kubectl().run("-n", NS, "exec", "shell", "--", "hostname");
+        assertThat(host.out()).isEqualTo("shell\n");
+    }
+
+    @Test
+    void envShowsTheResolvedEnvironment() {
+        Kubectl.Run env = kubectl().run("-n", NS, "exec", "shell", "--", "env");
+        assertThat(env.exit()).as(env.all()).isZero();
+        assertThat(env.out()).contains("GREETING=hello from a ConfigMap\n", "POD_NAME=shell\n", "PASSWORD=s3cret\n",
+                "DERIVED=hello from a ConfigMap!\n", "CFG_mode=fast\n", "KUBERNETES_SERVICE_HOST=10.96.0.1\n",
+                "HOSTNAME=shell\n");
+        Kubectl.Run piped = kubectl().run("-n", NS, "exec", "shell", "--", "sh", "-c", "env | grep ^CFG_ | sort");
+        assertThat(piped.out()).isEqualTo("CFG_greeting=hello from a ConfigMap\nCFG_mode=fast\n");
+    }
+
+    @Test
+    void theMountedVolumesAndTheServiceAccountAreFiles() {
+        Kubectl.Run cat = kubectl().run("-n", NS, "exec", "shell", "--", "cat", "/etc/config/greeting");
+        assertThat(cat.out()).isEqualTo("hello from a ConfigMap");
+        Kubectl.Run ls = kubectl().run("-n", NS, "exec", "shell", "--", "ls", "/etc/config",
+                "/var/run/secrets/kubernetes.io/serviceaccount");
+        assertThat(ls.out()).isEqualTo("/etc/config:\ngreeting\nmode\n/var/run/secrets/kubernetes.io/serviceaccount:\n"
+                + "ca.crt\nnamespace\ntoken\n");
+        Kubectl.Run labels = kubectl().run("-n", NS, "exec", "shell", "--", "cat", "/etc/podinfo/labels");
+        assertThat(labels.out()).isEqualTo("app=\"shell\"");
+        Kubectl.Run token = kubectl().run("-n", NS, "exec", "shell", "--", "sh", "-c",
+                "cat /var/run/secrets/kubernetes.io/serviceaccount/token | wc -c; cat /var/run/secrets/"
+                        + "kubernetes.io/serviceaccount/namespace");
+        assertThat(token.exit()).as(token.all()).isZero();
+        assertThat(token.out()).endsWith(NS);
+        assertThat(token.out().trim().split("\\s+")[2]).as("a token was issued").isNotEqualTo("0");
+        Kubectl.Run missing = kubectl().run("-n", NS, "exec", "shell", "--", "cat", "/etc/nope");
+        assertThat(missing.exit()).isEqualTo(1);
+        assertThat(missing.err()).contains("cat: can't open '/etc/nope': No such file or directory");
+    }
+
+    @Test
+    void stdinFeedsAnInteractiveShell() {
+        Kubectl.Run session = kubectl().runWithInput("echo typed $GREETING\ncd /etc/config\npwd\ncat mode\nexit 4\n",
+                "-n", NS, "exec", "-i", "shell", "--", "sh");
+        assertThat(session.exit()).as(session.all()).isEqualTo(4);
+        assertThat(session.out()).isEqualTo("typed hello from a ConfigMap\n/etc/config\nfast");
+    }
+
+    @Test
+    void refusalsAreKubernetesOwn() {
+        var noUpgrade = get(PODS + "/shell/exec?command=ls&stdout=true");
+        assertThat(noUpgrade.code()).isEqualTo(400);
+        assertThat(noUpgrade.text("message")).isEqualTo("Upgrade request required");
+        var noStreams = get(PODS + "/shell/exec?command=ls");
+        assertThat(noStreams.code()).isEqualTo(400);
+        assertThat(noStreams.text("message")).isEqualTo("you must specify at least 1 of stdin, stdout, stderr");
+        var refused = callAs("carol-token", "GET", PODS + "/shell/exec?command=ls&stdout=true", null, null, "*/*");
+        assertThat(refused.code()).isEqualTo(403);
+        assertThat(refused.text("message")).isEqualTo("pods \"shell\" is forbidden: User \"carol\" cannot get resource"
+                + " \"pods/exec\" in API group \"\" in the namespace \"" + NS + "\"");
+        assertThat(post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"unplaced\"},\"spec\":"
+                + "{\"nodeSelector\":{\"no\":\"such-node\"},\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}")
+                .code()).isIn(201, 409);
+        Kubectl.Run unplaced = kubectl().run("-n", NS, "exec", "unplaced", "--", "ls");
+        assertThat(unplaced.exit()).isNotZero();
+        assertThat(unplaced.err()).contains("pod unplaced does not have a host assigned");
+    }
+
+    @Test
+    void attachJoinsAContainerThatKeepsStdinOpen() {
+        assertThat(post(PODS, """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"console"},
+                 "spec":{"containers":[{"name":"sh","image":"busybox","stdin":true,"command":["sh"]}]}}""")
+                .code()).isIn(201, 409);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/console").json()
+                .path("status").path("phase").asString()));
+        Kubectl.Run attached = kubectl().runWithInput("echo attached to $HOSTNAME\nexit 0\n", "-n", NS, "attach", "-i",
+                "console");
+        assertThat(attached.exit()).as(attached.all()).isZero();
+        assertThat(attached.out()).contains("attached to console");
+    }
+}
