@@ -131,3 +131,37 @@ def test_dynamic_client_gets_lists_and_patches(api):
     cms.patch(name="dyn", namespace=NS, body={"data": {"a": "2"}}, content_type="application/merge-patch+json")
     assert cms.get(name="dyn", namespace=NS).data.a == "2"
     assert "dyn" in [i.metadata.name for i in cms.get(namespace=NS).items]
+
+
+def _running_pod(v1, name, annotations=None):
+    v1.create_namespaced_pod(NS, {"metadata": {"name": name, "annotations": annotations or {}},
+                                  "spec": {"containers": [{"name": "app", "image": "busybox",
+                                                           "env": [{"name": "COLOUR", "value": "teal"}]}]}})
+    for _ in range(300):
+        if v1.read_namespaced_pod(name, NS).status.phase == "Running":
+            return
+        time.sleep(0.1)
+    raise AssertionError("pod %s never ran" % name)
+
+
+def test_read_namespaced_pod_log(api):
+    v1 = client.CoreV1Api(api)
+    _running_pod(v1, "talker", {"cybernetes.io/log-script": "first line\nsecond line"})
+    log = v1.read_namespaced_pod_log("talker", NS)
+    assert log.splitlines() == ["[cybernetes] started container app (image busybox)", "first line", "second line"]
+    assert v1.read_namespaced_pod_log("talker", NS, tail_lines=1) == "second line\n"
+    stamped = v1.read_namespaced_pod_log("talker", NS, timestamps=True, tail_lines=1)
+    assert stamped.endswith("Z second line\n")
+
+
+def test_stream_exec_over_websocket(api):
+    from kubernetes.stream import stream
+    v1 = client.CoreV1Api(api)
+    _running_pod(v1, "execed")
+    out = stream(v1.connect_get_namespaced_pod_exec, "execed", NS, command=["sh", "-c", "echo $COLOUR"],
+                 stderr=True, stdin=False, stdout=True, tty=False)
+    assert out == "teal\n"
+    resp = stream(v1.connect_get_namespaced_pod_exec, "execed", NS, command=["sh", "-c", "exit 5"],
+                  stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)
+    resp.run_forever(timeout=10)
+    assert resp.returncode == 5
