@@ -104,6 +104,7 @@ public final class NodeAgent {
     private volatile Lease lease;
     private volatile Duration jobRunTime = DEFAULT_JOB_RUN_TIME;
     private final ContainerLogs logs;
+    private final EphemeralRuns ephemerals = new EphemeralRuns();
     private volatile int kubeletPort;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
@@ -249,6 +250,10 @@ public final class NodeAgent {
     public boolean crash(Pod pod, String container, int exitCode) {
         List<Container> containers = pod.getSpec().getContainers();
         String name = container != null ? container : containers.isEmpty() ? null : containers.get(0).getName();
+        if (name != null && EphemeralRuns.isEphemeral(pod, name)) {
+            ephemerals.exited(Keys.of(pod), name, exitCode, clock.instant());
+            return true;
+        }
         if (name == null || containers.stream().noneMatch(c -> c.getName().equals(name))) {
             return false;
         }
@@ -403,6 +408,7 @@ public final class NodeAgent {
     /** The pod is gone from the node: nothing is kept of it. */
     void forget(String key) {
         logs.forget(key);
+        ephemerals.forget(key);
         firstSeen.remove(key);
         addresses.remove(key);
         runs.remove(key);
@@ -444,6 +450,9 @@ public final class NodeAgent {
     }
 
     private Duration running(Pod pod, String key, Instant now) {
+        if (ephemerals.unreported(key, pod)) {
+            writeStatus(pod, "Running", now); // a debug container added: it starts
+        }
         Map<String, Run> containers = runs.getOrDefault(key, Map.of());
         String policy = Objects.requireNonNullElse(pod.getSpec().getRestartPolicy(), "Always");
         for (Map.Entry<String, Run> e : containers.entrySet()) {
@@ -604,6 +613,8 @@ public final class NodeAgent {
         }
         status.setConditions(new ArrayList<>(conditions.values()));
         status.setContainerStatuses(statuses);
+        List<ContainerStatus> ephemeral = ephemerals.statuses(key, pod, now, logs);
+        status.setEphemeralContainerStatuses(ephemeral.isEmpty() ? null : ephemeral);
         if (Objects.equals(Json.toTree(status), Json.toTree(pod.getStatus()))) {
             return;
         }

@@ -146,4 +146,36 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
         assertThat(attached.exit()).as(attached.all()).isZero();
         assertThat(attached.out()).contains("attached to console");
     }
+
+    @Test
+    void debugAddsAnEphemeralContainerThatRunsAndIsAttachedTo() {
+        Kubectl.Run debug = kubectl().runWithInput("echo debugging $HOSTNAME\nexit 0\n", "-n", NS, "debug", "shell",
+                "-i", "--image=busybox", "--container=dbg");
+        assertThat(debug.exit()).as(debug.all()).isZero();
+        assertThat(debug.out()).contains("debugging shell");
+        var pod = get(PODS + "/shell").json();
+        assertThat(pod.path("spec").path("ephemeralContainers").path(0).path("name").asString()).isEqualTo("dbg");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(PODS + "/shell").json()
+                .path("status").path("ephemeralContainerStatuses").path(0).path("state").path("terminated")
+                .path("exitCode").asInt(-1)).isZero());
+        assertThat(get(PODS + "/shell").json().path("status").path("phase").asString())
+                .as("the pod runs on: an ephemeral container's end is not the pod's").isEqualTo("Running");
+        // one already there may not change, nor may one come with what ephemeral containers cannot have
+        var changed = patch(PODS + "/shell/ephemeralcontainers", "application/strategic-merge-patch+json",
+                "{\"spec\":{\"ephemeralContainers\":[{\"name\":\"dbg\",\"image\":\"alpine\"}]}}");
+        assertThat(changed.code()).isEqualTo(422);
+        assertThat(changed.text("message")).contains("spec.ephemeralContainers[0]: Forbidden: existing ephemeral"
+                + " containers \"dbg\" may not be changed");
+        var ports = patch(PODS + "/shell/ephemeralcontainers", "application/strategic-merge-patch+json",
+                "{\"spec\":{\"ephemeralContainers\":[{\"name\":\"web\",\"image\":\"nginx\",\"ports\":"
+                        + "[{\"containerPort\":80}]}]}}");
+        assertThat(ports.code()).isEqualTo(422);
+        assertThat(ports.text("message")).contains("spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an"
+                + " Ephemeral Container");
+        var onCreate = post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"early\"},"
+                + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}],\"ephemeralContainers\":"
+                + "[{\"name\":\"e\",\"image\":\"busybox\"}]}}");
+        assertThat(onCreate.code()).isEqualTo(422);
+        assertThat(onCreate.text("message")).contains("spec.ephemeralContainers: Forbidden: cannot be set on create");
+    }
 }

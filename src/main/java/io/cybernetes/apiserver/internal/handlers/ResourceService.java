@@ -472,12 +472,25 @@ public final class ResourceService {
                 old -> mergeForSubresource(type, subresource, old, body.deepCopy())).withWarnings(warnings);
     }
 
-    /** Keeps what the endpoint may not change: status on the main resource, everything but status on /status. */
+    /**
+     * Keeps what the endpoint may not change: status on the main resource, everything but
+     * status on /status, everything but the ephemeral containers on a pod's /ephemeralcontainers.
+     */
     public static ObjectNode mergeForSubresource(ResourceType type, String subresource, ObjectNode old, ObjectNode updated) {
         if ("finalize".equals(subresource)) {
             ObjectNode result = old.deepCopy();
             Json.child(result, "spec").set("finalizers", updated.path("spec").path("finalizers").isArray()
                     ? updated.path("spec").get("finalizers") : Json.MAPPER.createArrayNode());
+            return result;
+        }
+        if ("ephemeralcontainers".equals(subresource)) {
+            ObjectNode result = old.deepCopy();
+            JsonNode ephemeral = updated.path("spec").get("ephemeralContainers");
+            if (ephemeral == null || ephemeral.isNull()) {
+                Json.child(result, "spec").remove("ephemeralContainers");
+            } else {
+                Json.child(result, "spec").set("ephemeralContainers", ephemeral);
+            }
             return result;
         }
         if ("status".equals(subresource)) {

@@ -29,6 +29,7 @@ public final class PodStrategy implements KindStrategy {
     @Override
     public void validate(ObjectNode obj, List<StatusCause> causes) {
         PodSpecs.validate(obj.get("spec"), "spec", causes);
+        EphemeralContainers.validateCreate(obj.get("spec"), causes);
     }
 
     /** A pod bound to a node ends gracefully (its node agent finishes the delete); any other at once. */
@@ -46,7 +47,11 @@ public final class PodStrategy implements KindStrategy {
 
     @Override
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
-        validate(obj, causes);
+        PodSpecs.validate(obj.get("spec"), "spec", causes);
+        if ("ephemeralcontainers".equals(subresource)) {
+            EphemeralContainers.validateUpdate(obj.path("spec"), old.path("spec"), causes);
+            return;
+        }
         if (!"binding".equals(subresource) && !mutableView(obj.get("spec")).equals(mutableView(old.get("spec")))) {
             causes.add(ApiException.cause("spec", "FieldValueForbidden", "Forbidden: pod updates may not change fields"
                     + " other than `spec.containers[*].image`, `spec.initContainers[*].image`,"
