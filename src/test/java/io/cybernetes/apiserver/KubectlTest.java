@@ -327,17 +327,17 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
-    void topAndDebugSayWhatIsNotServedAsAgainstKubeApiserver() {
+    void topSaysMetricsAreNotServedAndDebugAddsAnEphemeralContainer() {
         Run top = kubectl("top", "pods", "-n", ns);
         assertThat(top.exit()).isNotZero();
         assertThat(top.err()).contains("Metrics API not available");
         Run pod = kubectl("run", "dbg", "-n", ns, "--image=busybox:1.36", "--restart=Never");
         assertThat(pod.exit()).as(pod.all()).isZero();
-        // a 404 Status with details for the unserved ephemeralcontainers subresource: kubectl explains, not crashes
         Run debug = kubectl("debug", "dbg", "-n", ns, "--image=busybox:1.36", "--profile=general", "--", "sh");
-        assertThat(debug.exit()).isNotZero();
-        assertThat(debug.err()).contains("ephemeral containers are disabled for this cluster")
-                .doesNotContain("panic", "nil pointer");
+        assertThat(debug.exit()).as(debug.all()).isZero();
+        assertThat(debug.all()).contains("Defaulting debug container name to debugger-");
+        Run added = kubectl("get", "pod", "dbg", "-n", ns, "-o", "jsonpath={.spec.ephemeralContainers[0].image}");
+        assertThat(added.out()).isEqualTo("busybox:1.36");
     }
 
     @Test
