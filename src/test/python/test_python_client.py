@@ -165,3 +165,23 @@ def test_stream_exec_over_websocket(api):
                   stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)
     resp.run_forever(timeout=10)
     assert resp.returncode == 5
+
+
+def test_portforward_over_websocket(api):
+    from kubernetes.stream import portforward
+    v1 = client.CoreV1Api(api)
+    _running_pod(v1, "forwarded")
+    pf = portforward(v1.connect_get_namespaced_pod_portforward, "forwarded", NS, ports="8080")
+    sock = pf.socket(8080)
+    sock.setblocking(True)
+    sock.sendall(b"GET /via-python HTTP/1.1\r\nHost: pod\r\nConnection: close\r\n\r\n")
+    reply = b""
+    while True:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        reply += chunk
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 200 OK")
+    assert reply.endswith(("pod %s/forwarded port 8080: GET /via-python\n" % NS).encode())
+    assert pf.error(8080) is None

@@ -579,6 +579,7 @@ function diff(a, b) {
 }
 
 async function openDetail(kind, ns, name) {
+  stopPodLogs();
   const plural = BY_KIND[kind];
   const k = KINDS[plural];
   const path = k.namespaced ? k.nsPath(ns) + '/' + name : k.path + '/' + name;
@@ -628,8 +629,10 @@ async function openDetail(kind, ns, name) {
       <th>Since</th></tr></thead><tbody>${conds}</tbody></table></div>` : ''}
     <h3>Owners</h3><p>${chain.length ? chain.join(' → ') : '<span class="muted">none</span>'}</p>
     <h3>Events</h3><ul>${events || '<li class="muted">none seen</li>'}</ul>
+    ${kind === 'Pod' ? `<h3>Logs</h3>${podLogsSection(o)}` : ''}
     <h3>History</h3>${history}
     <h3>YAML</h3><pre data-test="yaml">${esc(yaml(o))}</pre>`;
+  if (kind === 'Pod') wirePodLogs(o);
   if (S.detailHistory) {
     const items = S.detailHistory;
     $('#diff-from').value = String(Math.max(0, items.length - 2));
@@ -806,12 +809,12 @@ document.addEventListener('DOMContentLoaded', () => {
     if (d.open) S.openDetails.add(d.dataset.key); else S.openDetails.delete(d.dataset.key);
     render();
   }, true);
-  $('#detail-close').addEventListener('click', () => { $('#detail').hidden = true; });
+  $('#detail-close').addEventListener('click', () => { $('#detail').hidden = true; stopPodLogs(); });
   document.addEventListener('pointerdown', () => { pointerDown = true; }, true);
   document.addEventListener('pointerup', () => { pointerDown = false; }, true);
   document.addEventListener('pointercancel', () => { pointerDown = false; }, true);
   document.addEventListener('keydown', e => {
-    if (e.key === 'Escape' && !$('#detail').hidden) $('#detail').hidden = true;
+    if (e.key === 'Escape' && !$('#detail').hidden) { $('#detail').hidden = true; stopPodLogs(); }
   });
   if (S.token) signIn(S.token, S.ns);
 });

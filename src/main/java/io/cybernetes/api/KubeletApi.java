@@ -16,6 +16,8 @@ public final class KubeletApi {
     public static final String CONTAINER_LOGS = "/containerLogs/";
     /** {@code /exec/{namespace}/{pod}/{container}?command=...&input=1&output=1&error=1&tty=1}. */
     public static final String EXEC = "/exec/";
+    /** {@code /portForward/{namespace}/{pod}[?port=8080...]}. */
+    public static final String PORT_FORWARD = "/portForward/";
     /** {@code /attach/{namespace}/{pod}/{container}?input=1&output=1&error=1&tty=1}. */
     public static final String ATTACH = "/attach/";
 

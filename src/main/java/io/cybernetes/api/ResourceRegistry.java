@@ -137,8 +137,8 @@ public final class ResourceRegistry {
     public static ResourceRegistry builtIn() {
         List<ResourceType> t = new ArrayList<>();
         t.add(type("", "Namespace", "namespaces", false, List.of("ns"), List.of(), Set.of("status", "finalize"), NameRule.DNS1123_LABEL, Namespace.class));
-        t.add(type("", "Node", "nodes", false, List.of("no"), List.of(), Set.of("status"), NameRule.DNS1123_SUBDOMAIN, Node.class));
-        t.add(type("", "Pod", "pods", true, List.of("po"), List.of("all"), Set.of("status", "binding", "eviction", "log", "exec", "attach", "ephemeralcontainers"), NameRule.DNS1123_SUBDOMAIN, Pod.class));
+        t.add(type("", "Node", "nodes", false, List.of("no"), List.of(), Set.of("status", "proxy"), NameRule.DNS1123_SUBDOMAIN, Node.class));
+        t.add(type("", "Pod", "pods", true, List.of("po"), List.of("all"), Set.of("status", "binding", "eviction", "log", "exec", "attach", "portforward", "ephemeralcontainers"), NameRule.DNS1123_SUBDOMAIN, Pod.class));
         t.add(type("", "Event", "events", true, List.of("ev"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Event.class));
         t.add(type("", "ConfigMap", "configmaps", true, List.of("cm"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ConfigMap.class));
         t.add(type("", "Secret", "secrets", true, List.of(), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Secret.class));

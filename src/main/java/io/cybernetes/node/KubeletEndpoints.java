@@ -1,5 +1,7 @@
 package io.cybernetes.node;
 
+import io.cybernetes.api.WebSocketConnection;
+
 import io.cybernetes.api.Json;
 import io.cybernetes.api.KubeletApi;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -60,6 +62,8 @@ final class KubeletEndpoints implements KubeletServer.Handler {
             response.send(200, "application/json", Json.MAPPER.writeValueAsBytes(list));
         } else if (path.startsWith(KubeletApi.CONTAINER_LOGS)) {
             logs(request, response, path.substring(KubeletApi.CONTAINER_LOGS.length()).split("/"));
+        } else if (path.startsWith(KubeletApi.PORT_FORWARD)) {
+            portForward(request, response, path.substring(KubeletApi.PORT_FORWARD.length()).split("/"));
         } else if (path.startsWith(KubeletApi.EXEC) || path.startsWith(KubeletApi.ATTACH)) {
             boolean attach = path.startsWith(KubeletApi.ATTACH);
             stream(request, response, path.substring((attach ? KubeletApi.ATTACH : KubeletApi.EXEC).length())
@@ -138,7 +142,7 @@ final class KubeletEndpoints implements KubeletServer.Handler {
         boolean tty = request.flag("tty");
         boolean stdout = request.flag("output");
         boolean stderr = request.flag("error") && !tty;
-        WebSocket ws = WebSocket.accept(request, response, StreamChannels.PROTOCOLS);
+        WebSocketConnection ws = WebSocket.accept(request, response, StreamChannels.PROTOCOLS);
         if (ws == null) {
             return;
         }
@@ -156,6 +160,57 @@ final class KubeletEndpoints implements KubeletServer.Handler {
             code = 130; // the client went
         }
         channels.finish(code, command);
+    }
+
+    /**
+     * {@code portForward} over a WebSocket: SPDY tunnelled in its messages as kubectl asks
+     * ({@link SpdyPortForward}), or the channel protocol older clients use — the ports in
+     * the query, each port i on channels 2i (data) and 2i+1 (errors), both first carrying
+     * the port number (two bytes, little-endian).
+     */
+    private void portForward(KubeletServer.Request request, KubeletServer.Response response, String[] parts)
+            throws IOException {
+        if (parts.length != 2) {
+            response.text(400, "needs /portForward/{namespace}/{pod}");
+            return;
+        }
+        Pod pod = pods.apply(parts[0], parts[1]).orElse(null);
+        if (pod == null) {
+            response.text(404, "pod does not exist");
+            return;
+        }
+        if (!WebSocket.requested(request)) {
+            response.text(400, "Upgrade request required");
+            return;
+        }
+        List<Integer> ports = new java.util.ArrayList<>();
+        for (String p : request.query().getOrDefault("port", List.of())) {
+            try {
+                int n = Integer.parseInt(p.trim());
+                if (n < 1 || n > 65535) {
+                    throw new NumberFormatException();
+                }
+                ports.add(n);
+            } catch (NumberFormatException e) {
+                response.text(400, "unable to parse \"" + p + "\" as a port: invalid port");
+                return;
+            }
+        }
+        boolean tunnel = request.headers().getOrDefault("sec-websocket-protocol", "").contains(SpdyPortForward.PROTOCOL);
+        if (!tunnel && ports.isEmpty()) {
+            response.text(400, "query parameter \"port\" is required");
+            return;
+        }
+        WebSocketConnection ws = WebSocket.accept(request, response, List.of(SpdyPortForward.PROTOCOL, StreamChannels.V4,
+                StreamChannels.V1));
+        if (ws == null) {
+            return;
+        }
+        if (ws.protocol().equals(SpdyPortForward.PROTOCOL)) {
+            new SpdyPortForward(ws, pod).run();
+            return;
+        }
+        ChannelPortForward.run(ws, pod, ports);
     }
 
     private ContainerLog.Query query(KubeletServer.Request r) {

@@ -1,5 +1,7 @@
 package io.cybernetes.node;
 
+import io.cybernetes.api.WebSocketConnection;
+
 import io.cybernetes.api.Json;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -32,13 +34,13 @@ final class StreamChannels {
     static final int RESIZE = 4;
     private static final int CLOSE = 255;
 
-    private final WebSocket ws;
+    private final WebSocketConnection ws;
     private final Stdin stdin = new Stdin();
     private volatile Thread session;
     private volatile boolean finished;
     private volatile boolean clientGone;
 
-    StreamChannels(WebSocket ws) {
+    StreamChannels(WebSocketConnection ws) {
         this.ws = ws;
     }
 
@@ -78,9 +80,9 @@ final class StreamChannels {
         this.session = sessionThread;
         Thread reader = new Thread(() -> {
             try {
-                WebSocket.Message m;
+                WebSocketConnection.Message m;
                 while ((m = ws.read()) != null) {
-                    if (m.opcode() != WebSocket.BINARY || m.data().length == 0) {
+                    if (m.opcode() != WebSocketConnection.BINARY || m.data().length == 0) {
                         continue;
                     }
                     int ch = m.data()[0] & 0xFF;

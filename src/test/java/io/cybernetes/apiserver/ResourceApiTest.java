@@ -366,11 +366,13 @@ class ResourceApiTest extends ApiTestSupport {
         assertThat(again.body()).isEqualTo("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
                 + "\"Failure\",\"message\":\"configmaps \\\"twice\\\" already exists\",\"reason\":\"AlreadyExists\","
                 + "\"details\":{\"name\":\"twice\",\"kind\":\"configmaps\"},\"code\":409}\n");
+        Response missingPod = get("/api/v1/namespaces/" + ns + "/pods/p/ephemeralcontainers");
+        assertThat(missingPod.text("message")).isEqualTo("pods \"p\" not found");
         Response deployment = get("/apis/apps/v1/namespaces/" + ns + "/deployments/none");
         assertThat(deployment.body()).contains("\"details\":{\"name\":\"none\",\"group\":\"apps\","
                 + "\"kind\":\"deployments\"}");
-        // a subresource this server does not serve: the empty details kubectl debug reads
-        Response unserved = get("/api/v1/namespaces/" + ns + "/pods/p/ephemeralcontainers");
+        // a subresource this server does not serve: empty details, as kube-apiserver's
+        Response unserved = get("/api/v1/namespaces/" + ns + "/pods/p/resize");
         assertThat(unserved.code()).isEqualTo(404);
         assertThat(unserved.body()).isEqualTo("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
                 + "\"status\":\"Failure\",\"message\":\"the server could not find the requested resource\","

@@ -361,4 +361,24 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> text("#detail-content").matches("(?s).*Owners\\s+owned-[a-z0-9]+ → owned.*"));
         assertThat(text("#detail-content")).contains("Successfully assigned " + NS + "/owned-");
     }
+
+    @Test
+    void aPodsDetailShowsItsLogFollowedLive() {
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"chatty","labels":{"app":"chatty"},
+                  "annotations":{"cybernetes.io/log-script":"tick {n}\\nsleep 200ms\\nrepeat"}},
+                 "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"10m"}}}]}}""")
+                .code()).isIn(201, 409);
+        signIn(token(), NS);
+        tab("workloads");
+        By podLink = By.cssSelector("a.obj[data-detail='Pod|" + NS + "|chatty']");
+        waiting().until(d -> !d.findElements(podLink).isEmpty());
+        click(podLink);
+        waiting().until(d -> text("pre[data-test=pod-log]").contains("[cybernetes] started container c (image nginx)"));
+        String first = text("pre[data-test=pod-log]");
+        // followed: lines printed after the view opened arrive without a reload
+        waiting().until(d -> text("pre[data-test=pod-log]").length() > first.length() + 20);
+        assertThat(text("pre[data-test=pod-log]")).containsPattern("tick \\d+");
+        click(By.id("detail-close"));
+    }
 }

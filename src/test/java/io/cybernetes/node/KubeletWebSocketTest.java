@@ -32,7 +32,7 @@ class KubeletWebSocketTest {
         try (KubeletServer server = new KubeletServer()) {
             int port = server.listen("127.0.0.1", 0, ca.tls(ca.issue("CN=node", X509Certificates.Purpose.SERVER,
                     List.of("127.0.0.1"), Duration.ofDays(1))), (req, res) -> {
-                WebSocket ws = WebSocket.accept(req, res, List.of("v5.channel.k8s.io"));
+                var ws = WebSocket.accept(req, res, List.of("v5.channel.k8s.io"));
                 ws.sendBinary(new byte[] {1, 'h', 'i'});
                 ws.close(1000, "");
             });

@@ -201,4 +201,22 @@ class PodLogsKubectlTest extends SimulatedClusterSupport {
         return http.send(java.net.http.HttpRequest.newBuilder(uri).build(),
                 java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
     }
+
+    @Test
+    void nodesProxyReachesTheKubeletEndpointsAsTheApiServer() {
+        Kubectl.Run health = kubectl().run("get", "--raw", "/api/v1/nodes/node-1/proxy/healthz");
+        assertThat(health.exit()).as(health.all()).isZero();
+        assertThat(health.out()).isEqualTo("ok\n");
+        var pods = get("/api/v1/nodes/node-1/proxy/pods");
+        assertThat(pods.code()).isEqualTo(200);
+        assertThat(pods.json().path("kind").asString()).isEqualTo("PodList");
+        pods.json().path("items").forEach(p -> assertThat(p.path("spec").path("nodeName").asString())
+                .isEqualTo("node-1"));
+        var missing = get("/api/v1/nodes/node-1/proxy/nope");
+        assertThat(missing.code()).isEqualTo(404);
+        var refused = callAs("carol-token", "GET", "/api/v1/nodes/node-1/proxy/healthz", null, null, "*/*");
+        assertThat(refused.code()).isEqualTo(403);
+        assertThat(refused.text("message")).isEqualTo("nodes \"node-1\" is forbidden: User \"carol\" cannot get"
+                + " resource \"nodes/proxy\" in API group \"\" at the cluster scope");
+    }
 }

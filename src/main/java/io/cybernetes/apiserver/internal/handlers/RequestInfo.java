@@ -12,7 +12,8 @@ import java.util.Set;
 /**
  * A resource request's address parsed from its path, as the apiserver's RequestInfo:
  * {@code /api/v1/namespaces/{ns}/{resource}/{name}/{subresource}} and the
- * {@code /apis/{group}/{version}/...} and cluster-scoped forms.
+ * {@code /apis/{group}/{version}/...} and cluster-scoped forms; after a {@code proxy}
+ * subresource the rest of the path is the proxied path's.
  */
 public record RequestInfo(String group, String version, String namespace, String resource, String name, String subresource) {
 
@@ -48,6 +49,10 @@ public record RequestInfo(String group, String version, String namespace, String
             }
             namespace = cur.get(1);
             cur = cur.subList(2, cur.size());
+        }
+        if (cur.size() > 3 && cur.get(2).equals("proxy")) {
+            // {resource}/{name}/proxy/{path...}: the rest of the path is the proxied one
+            return new RequestInfo(group, version, namespace, cur.get(0), cur.get(1), "proxy");
         }
         if (cur.isEmpty() || cur.size() > 3) {
             throw ApiException.pathNotFound();

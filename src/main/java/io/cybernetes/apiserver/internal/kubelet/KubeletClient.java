@@ -80,22 +80,31 @@ public final class KubeletClient {
         return URI.create("https://" + host + ":" + (port <= 0 ? DEFAULT_PORT : port));
     }
 
-    /**
-     * GETs {@code uri} from a kubelet; the body streams as the kubelet sends it. A kubelet
-     * that answers other than 2xx becomes the Status it means (its message the kubelet's text).
-     */
-    InputStream get(URI uri) {
-        HttpResponse<InputStream> r;
+    /** A kubelet's answer, whatever its status: the code, the content type and the body as it streams. */
+    record Answer(int code, String contentType, InputStream body) {
+    }
+
+    /** GETs {@code uri} from a kubelet and hands back its answer as it is (a proxy passes it on). */
+    Answer send(URI uri) {
         try {
-            r = http.send(HttpRequest.newBuilder(uri).GET().timeout(Duration.ofHours(24)).build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(uri).GET().timeout(Duration.ofHours(24))
+                    .build(), HttpResponse.BodyHandlers.ofInputStream());
+            return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body());
         } catch (IOException e) {
             throw unreachable(uri, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.of(500, "", "Get \"" + uri + "\": interrupted");
         }
-        if (r.statusCode() / 100 == 2) {
+    }
+
+    /**
+     * GETs {@code uri} from a kubelet; the body streams as the kubelet sends it. A kubelet
+     * that answers other than 2xx becomes the Status it means (its message the kubelet's text).
+     */
+    InputStream get(URI uri) {
+        Answer r = send(uri);
+        if (r.code() / 100 == 2) {
             return r.body();
         }
         String text;
@@ -104,7 +113,7 @@ public final class KubeletClient {
         } catch (IOException e) {
             text = "";
         }
-        throw relayed(r.statusCode(), text);
+        throw relayed(r.code(), text);
     }
 
     /** A kubelet's refusal as the Status kube-apiserver makes of it. */

@@ -3,6 +3,7 @@ package io.cybernetes.apiserver.internal.kubelet;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.KubeletApi;
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.api.WebSocketConnection;
 import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.apiserver.internal.handlers.StreamedSubresource;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,13 +19,9 @@ import jakarta.websocket.server.ServerEndpointConfig;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -33,15 +30,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * {@code pods/exec} and {@code pods/attach} over WebSockets, as kube-apiserver proxies them
+ * {@code pods/exec}, {@code pods/attach} and {@code pods/portforward} over WebSockets, as kube-apiserver proxies them
  * to the kubelet: the pod and container checked in its words, then a WebSocket opened to the
  * kubelet of the pod's node with the client's subprotocols ({@code v5.channel.k8s.io} for
  * kubectl 1.32, {@code v4.channel.k8s.io} for the Python client), and once the kubelet
@@ -56,17 +47,16 @@ final class PodStreams implements StreamedSubresource {
 
     private final ResourceService service;
     private final KubeletClient kubelets;
-    private final HttpClient http;
 
     PodStreams(ResourceService service, KubeletClient kubelets) {
         this.service = service;
         this.kubelets = kubelets;
-        this.http = HttpClient.newBuilder().sslContext(kubelets.tls()).connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     @Override
     public boolean serves(ResourceType type, String subresource) {
-        return ("exec".equals(subresource) || "attach".equals(subresource)) && "Pod".equals(type.kind())
+        return ("exec".equals(subresource) || "attach".equals(subresource) || "portforward".equals(subresource))
+                && "Pod".equals(type.kind())
                 && type.group().isEmpty();
     }
 
@@ -75,6 +65,10 @@ final class PodStreams implements StreamedSubresource {
                       String name, String subresource) throws IOException {
         if (!request.getMethod().equals("GET") && !request.getMethod().equals("POST")) {
             throw ApiException.methodNotAllowed();
+        }
+        if (subresource.equals("portforward")) {
+            portForward(request, response, type, namespace, name);
+            return;
         }
         boolean exec = subresource.equals("exec");
         List<String> command = request.getParameterValues("command") == null ? List.of()
@@ -115,12 +109,44 @@ final class PodStreams implements StreamedSubresource {
         URI base = kubelets.base(node);
         URI uri = URI.create("wss://" + base.getAuthority() + (exec ? KubeletApi.EXEC : KubeletApi.ATTACH)
                 + PodLogs.enc(namespace) + "/" + PodLogs.enc(name) + "/" + PodLogs.enc(container) + q);
-        List<String> offered = protocols(request);
-        Relay relay = new Relay();
-        WebSocket toNode = connect(uri, offered, relay);
-        String chosen = toNode.getSubprotocol();
-        relay.node = toNode;
-        upgrade(request, response, relay, chosen);
+        relay(request, response, uri);
+    }
+
+    /**
+     * {@code pods/portforward}: the pod on a node, then the WebSocket relayed to the node's
+     * {@code portForward} — SPDY tunnelled in it for kubectl, or the channel protocol with
+     * the {@code ports} asked for.
+     */
+    private void portForward(HttpServletRequest request, HttpServletResponse response, ResourceType type,
+                             String namespace, String name) throws IOException {
+        ObjectNode pod = service.get(type, namespace, name).value();
+        String node = pod.path("spec").path("nodeName").asString("");
+        if (node.isEmpty()) {
+            throw ApiException.badRequest("pod " + name + " does not have a host assigned");
+        }
+        if (!isWebSocket(request)) {
+            throw ApiException.badRequest("Upgrade request required");
+        }
+        StringJoiner q = new StringJoiner("&", "?", "");
+        q.setEmptyValue("");
+        for (String ports : request.getParameterValues("ports") == null ? new String[0]
+                : request.getParameterValues("ports")) {
+            for (String p : ports.split(",")) {
+                if (!p.isBlank()) {
+                    q.add("port=" + URLEncoder.encode(p.trim(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        URI uri = URI.create("wss://" + kubelets.base(node).getAuthority() + KubeletApi.PORT_FORWARD
+                + PodLogs.enc(namespace) + "/" + PodLogs.enc(name) + q);
+        relay(request, response, uri);
+    }
+
+    /** Opens the kubelet's WebSocket with the client's subprotocols, then upgrades the client's with the one chosen. */
+    private void relay(HttpServletRequest request, HttpServletResponse response, URI uri) throws IOException {
+        WebSocketConnection toNode = connect(uri, protocols(request));
+        Relay relay = new Relay(toNode);
+        upgrade(request, response, relay, toNode.protocol());
     }
 
     static boolean isWebSocket(HttpServletRequest request) {
@@ -148,30 +174,14 @@ final class PodStreams implements StreamedSubresource {
     }
 
     /** Opens the WebSocket to the kubelet; a refusal becomes kube-apiserver's "unable to upgrade connection". */
-    private WebSocket connect(URI uri, List<String> offered, Relay relay) {
-        WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
-        if (!offered.isEmpty()) {
-            b.subprotocols(offered.get(0), offered.subList(1, offered.size()).toArray(String[]::new));
-        }
+    private WebSocketConnection connect(URI uri, List<String> offered) {
         try {
-            return b.buildAsync(uri, relay).get(HANDSHAKE_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null ? c.getCause()
-                    : e.getCause();
-            if (cause instanceof WebSocketHandshakeException h) {
-                Object body = h.getResponse().body();
-                String text = body == null ? "" : body.toString().trim();
-                throw ApiException.of(500, "InternalError", "Internal error occurred: unable to upgrade connection: "
-                        + (text.isEmpty() ? "the kubelet answered " + h.getResponse().statusCode() : text));
-            }
-            throw KubeletClient.unreachable(URI.create("https://" + uri.getAuthority() + uri.getRawPath()),
-                    cause instanceof IOException io ? io : new IOException(String.valueOf(cause.getMessage())));
-        } catch (TimeoutException e) {
-            throw ApiException.of(500, "", "Get \"https://" + uri.getAuthority() + uri.getRawPath()
-                    + "\": i/o timeout");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.of(500, "", "interrupted");
+            return WebSocketConnection.connect(kubelets.tls(), uri, offered, Duration.ofSeconds(HANDSHAKE_SECONDS));
+        } catch (WebSocketConnection.Refused r) {
+            throw ApiException.of(500, "InternalError", "Internal error occurred: unable to upgrade connection: "
+                    + (r.body().isEmpty() ? "the kubelet answered " + r.code() : r.body()));
+        } catch (IOException e) {
+            throw KubeletClient.unreachable(URI.create("https://" + uri.getAuthority() + uri.getRawPath()), e);
         }
     }
 
@@ -209,18 +219,17 @@ final class PodStreams implements StreamedSubresource {
     }
 
     /**
-     * Both ends of one session: the client's (a JSR-356 endpoint) and the kubelet's (the JDK
-     * client's listener). Messages from the kubelet wait until the client's end is open.
+     * Both ends of one session: the client's (a JSR-356 endpoint) and the kubelet's. Once
+     * the client's end is open, a thread reads the kubelet's messages and passes them on
+     * (what the kubelet sent before waits in the connection until then); the client's are
+     * passed on as they arrive. Either end closing closes the other.
      */
-    public static final class Relay extends Endpoint implements WebSocket.Listener {
-        volatile WebSocket node;
-        private volatile Session client;
-        /** What the kubelet sent before the client's end was open, to send once it is. */
-        private final List<ClientOp> pending = new ArrayList<>();
-        private final ByteArrayOutputStream partialBinary = new ByteArrayOutputStream();
-        private final StringBuilder partialText = new StringBuilder();
-        /** Sends to the kubelet one after another, as the JDK client wants them. */
-        private CompletableFuture<?> toNode = CompletableFuture.completedFuture(null);
+    public static final class Relay extends Endpoint {
+        private final WebSocketConnection node;
+
+        Relay(WebSocketConnection node) {
+            this.node = node;
+        }
 
         @Override
         public void onOpen(Session session, EndpointConfig config) {
@@ -228,118 +237,63 @@ final class PodStreams implements StreamedSubresource {
             session.setMaxBinaryMessageBufferSize(1 << 20);
             session.setMaxTextMessageBufferSize(1 << 20);
             session.addMessageHandler(ByteBuffer.class, (MessageHandler.Whole<ByteBuffer>) data -> {
-                ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data).flip();
-                send(ws -> ws.sendBinary(copy, true));
-            });
-            session.addMessageHandler(String.class, (MessageHandler.Whole<String>) text ->
-                    send(ws -> ws.sendText(text, true)));
-            synchronized (this) {
-                // what waited goes first, before anything the kubelet sends from now on
-                for (ClientOp op : pending) {
-                    run(session, op);
+                byte[] bytes = new byte[data.remaining()];
+                data.get(bytes);
+                try {
+                    node.sendBinary(bytes);
+                } catch (IOException e) {
+                    closeClient(session);
                 }
-                pending.clear();
-                this.client = session;
-            }
+            });
+            session.addMessageHandler(String.class, (MessageHandler.Whole<String>) text -> {
+                try {
+                    node.sendText(text);
+                } catch (IOException e) {
+                    closeClient(session);
+                }
+            });
+            Thread reader = new Thread(() -> {
+                try {
+                    WebSocketConnection.Message m;
+                    while ((m = node.read()) != null) {
+                        if (m.opcode() == WebSocketConnection.TEXT) {
+                            session.getBasicRemote().sendText(new String(m.data(), StandardCharsets.UTF_8));
+                        } else {
+                            session.getBasicRemote().sendBinary(ByteBuffer.wrap(m.data()));
+                        }
+                    }
+                } catch (IOException | IllegalStateException e) {
+                    // either end went
+                }
+                closeClient(session);
+            }, "kubelet-stream-relay");
+            reader.setDaemon(true);
+            reader.start();
         }
 
-        private synchronized void send(java.util.function.Function<WebSocket, CompletableFuture<WebSocket>> op) {
-            WebSocket ws = node;
-            if (ws == null) {
-                return;
+        private void closeClient(Session session) {
+            node.close(1000, "");
+            try {
+                if (session.isOpen()) {
+                    session.close(new CloseReason(CloseReason.CloseCodes.NORMAL_CLOSURE, ""));
+                }
+            } catch (IOException | IllegalStateException e) {
+                // gone already
             }
-            toNode = toNode.thenCompose(x -> op.apply(ws)).exceptionally(e -> null);
         }
 
         @Override
         public void onClose(Session session, CloseReason reason) {
-            closeNode();
+            node.close(1000, "");
         }
 
         @Override
         public void onError(Session session, Throwable error) {
-            closeNode();
+            node.close(1000, "");
         }
 
         void closeNode() {
-            WebSocket ws = node;
-            if (ws != null && !ws.isOutputClosed()) {
-                send(w -> w.sendClose(WebSocket.NORMAL_CLOSURE, ""));
-            }
-        }
-
-        // ---- the kubelet's side
-
-        @Override
-        public void onOpen(WebSocket webSocket) {
-            webSocket.request(1);
-        }
-
-        @Override
-        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            partialBinary.writeBytes(bytes);
-            if (last) {
-                byte[] whole = partialBinary.toByteArray();
-                partialBinary.reset();
-                toClient(s -> s.getBasicRemote().sendBinary(ByteBuffer.wrap(whole)));
-            }
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            partialText.append(data);
-            if (last) {
-                String whole = partialText.toString();
-                partialText.setLength(0);
-                toClient(s -> s.getBasicRemote().sendText(whole));
-            }
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            toClient(s -> s.close(new CloseReason(CloseReason.CloseCodes.getCloseCode(statusCode), reason)));
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket webSocket, Throwable error) {
-            toClient(s -> s.close(new CloseReason(CloseReason.CloseCodes.UNEXPECTED_CONDITION, "")));
-        }
-
-        private interface ClientOp {
-            void apply(Session s) throws IOException;
-        }
-
-        /**
-         * Does {@code op} on the client's session: at once when it is open, else once it
-         * opens (never waiting here: the kubelet's first messages come before the upgrade).
-         */
-        private void toClient(ClientOp op) {
-            Session s;
-            synchronized (this) {
-                s = client;
-                if (s == null) {
-                    pending.add(op);
-                    return;
-                }
-            }
-            run(s, op);
-        }
-
-        private synchronized void run(Session s, ClientOp op) {
-            try {
-                if (s.isOpen()) {
-                    op.apply(s);
-                }
-            } catch (IOException | IllegalStateException e) {
-                closeNode();
-            }
+            node.close(1000, "");
         }
     }
 }

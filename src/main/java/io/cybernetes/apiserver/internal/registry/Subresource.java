@@ -26,9 +26,12 @@ public record Subresource(String name, String group, String version, String kind
             case "eviction" -> new Subresource(name, "policy", "v1", "Eviction", List.of("create"));
             case "token" -> new Subresource(name, "authentication.k8s.io", "v1", "TokenRequest", List.of("create"));
             case "log" -> new Subresource(name, "", "v1", "Pod", List.of("get"));
+            case "proxy" -> new Subresource(name, "", "v1", t.kind() + "ProxyOptions",
+                    List.of("create", "delete", "get", "patch", "update"));
             case "ephemeralcontainers" -> new Subresource(name, "", "v1", "Pod", READ_WRITE);
             case "exec" -> new Subresource(name, "", "v1", "PodExecOptions", List.of("create", "get"));
             case "attach" -> new Subresource(name, "", "v1", "PodAttachOptions", List.of("create", "get"));
+            case "portforward" -> new Subresource(name, "", "v1", "PodPortForwardOptions", List.of("create", "get"));
             case "finalize" -> new Subresource(name, t.group(), t.version(), t.kind(), List.of("update"));
             default -> new Subresource(name, t.group(), t.version(), t.kind(), READ_WRITE);
         };

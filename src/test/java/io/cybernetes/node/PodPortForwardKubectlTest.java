@@ -1,0 +1,128 @@
+package io.cybernetes.node;
+
+import com.sun.net.httpserver.HttpServer;
+import io.cybernetes.apiserver.Kubectl;
+import io.cybernetes.apiserver.SimulatedClusterSupport;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code kubectl port-forward} (SPDY tunnelled in a WebSocket, as kubectl 1.32 speaks it)
+ * to a simulated pod: the node's HTTP responder answers, or a real process on a loopback
+ * address the pod's annotation names.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PodPortForwardKubectlTest extends SimulatedClusterSupport {
+
+    static final String NS = "port-forward";
+    static final String PODS = "/api/v1/namespaces/" + NS + "/pods";
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void namespace() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+    }
+
+    private void pod(String name, String annotations) {
+        assertThat(post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + name + "\","
+                + "\"annotations\":{" + annotations + "}},\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx\","
+                + "\"ports\":[{\"containerPort\":8080}]}]}}").code()).isIn(201, 409);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/" + name).json()
+                .path("status").path("phase").asString()));
+    }
+
+    /** Runs kubectl port-forward to the pod's port on a free local one, and GETs {@code paths} through it. */
+    private List<String> through(String pod, int port, String... paths) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Kubectl.PATH, "-n", NS, "port-forward", "pod/" + pod, ":" + port)
+                .redirectErrorStream(true);
+        pb.environment().put("KUBECONFIG", endpoints.adminKubeconfig().toString());
+        pb.environment().put("HOME", dir.toString());
+        Process p = pb.start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            Pattern forwarding = Pattern.compile("Forwarding from 127\\.0\\.0\\.1:(\\d+) -> " + port);
+            int local = -1;
+            StringBuilder seen = new StringBuilder();
+            for (String line; local < 0 && (line = out.readLine()) != null; ) {
+                seen.append(line).append('\n');
+                Matcher m = forwarding.matcher(line);
+                if (m.find()) {
+                    local = Integer.parseInt(m.group(1));
+                }
+            }
+            assertThat(local).as(seen.toString()).isPositive();
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            List<String> bodies = new java.util.ArrayList<>();
+            for (String path : paths) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + local
+                        + path)).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).isEqualTo(200);
+                bodies.add(r.body());
+            }
+            return bodies;
+        } finally {
+            p.destroy();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aForwardedPortReachesTheNodesResponder() throws Exception {
+        pod("site", "");
+        assertThat(through("site", 8080, "/hello", "/again?x=1")).containsExactly(
+                "pod " + NS + "/site port 8080: GET /hello\n", "pod " + NS + "/site port 8080: GET /again?x=1\n");
+    }
+
+    @Test
+    void anAnnotationPutsARealProcessBehindThePod() throws Exception {
+        HttpServer real = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        real.createContext("/", ex -> {
+            byte[] b = ("a real process saw " + ex.getRequestURI()).getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        real.start();
+        try {
+            pod("backed", "\"port-forward.cybernetes.io/9000\":\"127.0.0.1:" + real.getAddress().getPort() + "\"");
+            assertThat(through("backed", 9000, "/status")).containsExactly("a real process saw /status");
+        } finally {
+            real.stop(0);
+        }
+    }
+
+    @Test
+    void refusals() {
+        var unplaced = post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"unplaced\"},\"spec\":"
+                + "{\"nodeSelector\":{\"no\":\"such-node\"},\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}");
+        assertThat(unplaced.code()).isIn(201, 409);
+        var r = get(PODS + "/unplaced/portforward?ports=80");
+        assertThat(r.code()).isEqualTo(400);
+        assertThat(r.text("message")).isEqualTo("pod unplaced does not have a host assigned");
+        var refused = callAs("carol-token", "GET", PODS + "/unplaced/portforward?ports=80", null, null, "*/*");
+        assertThat(refused.code()).isEqualTo(403);
+        assertThat(refused.text("message")).contains("cannot get resource \"pods/portforward\"");
+    }
+}
