@@ -1,8 +1,9 @@
 'use strict';
 /*
- * A pod's logs on its detail view: the container chosen, the last 200 lines, then followed
- * live (pods/log with follow=true, read as it streams) until the view closes, another
- * container is chosen, or following is turned off.
+ * A pod's logs on its detail view: the chosen container's last 1,000 lines, read again every
+ * two seconds while "Follow" is on and the view is open. Polled rather than streamed: the
+ * watches the page keeps open already take most of the six connections a browser allows a
+ * server, and a held log stream would starve them.
  */
 
 let podLog = null;
@@ -19,46 +20,33 @@ function podLogsSection(pod) {
 }
 
 function stopPodLogs() {
-  if (podLog) podLog.abort();
+  if (podLog) clearTimeout(podLog.timer);
   podLog = null;
 }
 
-/** Reads the chosen container's log into the view, following it while asked. */
+/** Reads the chosen container's log into the view, and again in two seconds while following. */
 async function startPodLogs(pod) {
   stopPodLogs();
-  const pre = $('#pod-log');
-  if (!pre) return;
-  const container = $('#log-container').value;
-  const follow = $('#log-follow').checked;
-  const ctl = new AbortController();
-  podLog = ctl;
-  pre.textContent = '';
-  $('#pod-log-error').textContent = '';
-  const path = `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/`
-    + `${encodeURIComponent(pod.metadata.name)}/log?container=${encodeURIComponent(container)}&tailLines=200`
-    + (follow ? '&follow=true' : '');
-  try {
-    const r = await fetch(path, { headers: { Authorization: 'Bearer ' + S.token }, signal: ctl.signal });
+  const mine = { timer: null };
+  podLog = mine;
+  const read = async () => {
+    const pre = $('#pod-log');
+    if (podLog !== mine || !pre) return;
+    const container = $('#log-container').value;
+    const r = await api(`/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/`
+      + `${encodeURIComponent(pod.metadata.name)}/log?container=${encodeURIComponent(container)}&tailLines=1000`);
+    if (podLog !== mine) return;
     if (r.status !== 200) {
-      const text = await r.text();
-      let body = text;
-      try { body = JSON.parse(text); } catch (e) { /* not JSON */ }
-      $('#pod-log-error').textContent = failure({ status: r.status, body });
-      return;
-    }
-    const reader = r.body.getReader();
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
+      $('#pod-log-error').textContent = failure(r);
+    } else {
+      $('#pod-log-error').textContent = '';
       const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.textContent += decoder.decode(value, { stream: true });
-      if (pre.textContent.length > 200000) pre.textContent = pre.textContent.slice(-150000);
+      pre.textContent = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
       if (atBottom) pre.scrollTop = pre.scrollHeight;
     }
-  } catch (e) {
-    if (e.name !== 'AbortError') $('#pod-log-error').textContent = 'the log stream ended: ' + e.message;
-  }
+    if ($('#log-follow') && $('#log-follow').checked) mine.timer = setTimeout(read, 2000);
+  };
+  read();
 }
 
 /** Wires the section's controls once it is drawn. */

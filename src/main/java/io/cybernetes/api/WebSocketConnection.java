@@ -84,6 +84,13 @@ public final class WebSocketConnection {
      */
     public static WebSocketConnection connect(SSLContext tls, URI uri, List<String> protocols, Duration timeout)
             throws IOException {
+        return connect(tls, uri, protocols, java.util.Map.of(), timeout);
+    }
+
+    /** As above, with more request headers (an Authorization, say). */
+    public static WebSocketConnection connect(SSLContext tls, URI uri, List<String> protocols,
+                                              java.util.Map<String, String> headers, Duration timeout)
+            throws IOException {
         int port = uri.getPort() < 0 ? 443 : uri.getPort();
         String host = uri.getHost().replace("[", "").replace("]", "");
         SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket();
@@ -102,6 +109,7 @@ public final class WebSocketConnection {
                     .append("Host: ").append(uri.getAuthority()).append("\r\n")
                     .append("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n")
                     .append("Sec-WebSocket-Key: ").append(key).append("\r\n");
+            headers.forEach((k, v) -> req.append(k).append(": ").append(v).append("\r\n"));
             if (!protocols.isEmpty()) {
                 req.append("Sec-WebSocket-Protocol: ").append(String.join(", ", protocols)).append("\r\n");
             }
@@ -114,25 +122,25 @@ public final class WebSocketConnection {
             String[] lines = head.split("\r\n");
             String[] status = lines[0].split(" ", 3);
             int code = status.length > 1 ? Integer.parseInt(status[1]) : 0;
-            java.util.Map<String, String> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            java.util.Map<String, String> answer = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             for (int i = 1; i < lines.length; i++) {
                 int colon = lines[i].indexOf(':');
                 if (colon > 0) {
-                    headers.put(lines[i].substring(0, colon).trim(), lines[i].substring(colon + 1).trim());
+                    answer.put(lines[i].substring(0, colon).trim(), lines[i].substring(colon + 1).trim());
                 }
             }
             if (code != 101) {
-                byte[] body = headers.containsKey("Content-Length")
-                        ? in.readNBytes(Math.min(64 * 1024, Integer.parseInt(headers.get("Content-Length"))))
+                byte[] body = answer.containsKey("Content-Length")
+                        ? in.readNBytes(Math.min(64 * 1024, Integer.parseInt(answer.get("Content-Length"))))
                         : in.readNBytes(64 * 1024);
                 s.close();
                 throw new Refused(code, new String(body, StandardCharsets.UTF_8).trim());
             }
-            if (!acceptKey(key).equals(headers.get("Sec-WebSocket-Accept"))) {
+            if (!acceptKey(key).equals(answer.get("Sec-WebSocket-Accept"))) {
                 s.close();
                 throw new IOException("the server's Sec-WebSocket-Accept does not match the key");
             }
-            String chosen = headers.getOrDefault("Sec-WebSocket-Protocol", "");
+            String chosen = answer.getOrDefault("Sec-WebSocket-Protocol", "");
             if (!chosen.isEmpty() && !protocols.contains(chosen)) {
                 s.close();
                 throw new IOException("the server chose a subprotocol not offered: " + chosen);

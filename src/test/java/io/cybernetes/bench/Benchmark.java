@@ -112,7 +112,7 @@ public final class Benchmark {
                 // scheduler benchmark has the scheduler alone (as scheduler_perf), its nodes no kubelets
                 "--cybernetes.scheduler.enabled=" + "scheduler".equals(System.getProperty("bench.only")),
                 "--cybernetes.controllers.enabled=" + !"scheduler".equals(System.getProperty("bench.only")),
-                "--cybernetes.nodes.count=0"));
+                "--cybernetes.nodes.count=" + ("streams".equals(System.getProperty("bench.only")) ? 1 : 0)));
         Files.createDirectories(data);
         Files.writeString(data.resolve("tokens.csv"), BENCH_TOKEN + ",bench,bench,\"benchers\"\n");
         props.add("--cybernetes.auth.token-file=" + data.resolve("tokens.csv"));
@@ -150,6 +150,8 @@ public final class Benchmark {
                 new DashboardBenchmark(ctx, adminToken).run();
             } else if ("nodes".equals(System.getProperty("bench.only"))) {
                 new NodeAgentBenchmark(ctx, adminToken, pki).run();
+            } else if ("streams".equals(System.getProperty("bench.only"))) {
+                new StreamsBenchmark(ctx, adminToken, pki).run();
             } else if ("workloads".equals(System.getProperty("bench.only"))) {
                 new WorkloadsBenchmark(ctx, adminToken).run();
             } else {

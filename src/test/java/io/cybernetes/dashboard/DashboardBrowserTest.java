@@ -364,15 +364,16 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
 
     @Test
     void aPodsDetailShowsItsLogFollowedLive() {
-        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
-                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"chatty","labels":{"app":"chatty"},
-                  "annotations":{"cybernetes.io/log-script":"tick {n}\\nsleep 200ms\\nrepeat"}},
-                 "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"10m"}}}]}}""")
-                .code()).isIn(201, 409);
+        String chatty = deployment("chatty", 1, "nginx").replace("\"template\":{\"metadata\":{",
+                "\"template\":{\"metadata\":{\"annotations\":{\"cybernetes.io/log-script\":\"tick {n}\\nsleep 200ms"
+                        + "\\nrepeat\"},");
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/deployments", chatty).code()).isIn(201, 409);
         signIn(token(), NS);
         tab("workloads");
-        By podLink = By.cssSelector("a.obj[data-detail='Pod|" + NS + "|chatty']");
+        click(By.cssSelector("details[data-key='" + NS + "/chatty'] summary"));
+        By podLink = By.cssSelector("details[data-key='" + NS + "/chatty'] a.obj[data-detail^='Pod|']");
         waiting().until(d -> !d.findElements(podLink).isEmpty());
+        waiting().until(d -> text("details[data-key='" + NS + "/chatty']").contains("Running"));
         click(podLink);
         waiting().until(d -> text("pre[data-test=pod-log]").contains("[cybernetes] started container c (image nginx)"));
         String first = text("pre[data-test=pod-log]");
