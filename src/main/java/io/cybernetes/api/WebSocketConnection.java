@@ -99,6 +99,7 @@ public final class WebSocketConnection {
             params.setEndpointIdentificationAlgorithm("HTTPS");
             s.setSSLParameters(params);
             s.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
+            s.setTcpNoDelay(true);
             s.setSoTimeout((int) timeout.toMillis());
             s.startHandshake();
             byte[] nonce = new byte[16];

@@ -218,6 +218,7 @@ public final class KubeletServer implements AutoCloseable {
                     while ((ch = l.channel().accept()) != null) {
                         ch.configureBlocking(true);
                         Socket plain = ch.socket();
+                        plain.setTcpNoDelay(true); // streams send small messages: no waiting for an ACK
                         connections.execute(() -> serve(plain, l));
                     }
                 }

@@ -10,7 +10,8 @@ import java.util.Map;
  * started. Written as a pod annotation ({@value #POD_ANNOTATION} for every container, or
  * {@value #CONTAINER_ANNOTATION_PREFIX}{@code <container>} for one), one instruction a line:
  * <ul>
- *   <li>{@code sleep <duration>} waits ({@code 2s}, {@code 500ms}, {@code 1m}, or seconds: {@code 1.5});</li>
+ *   <li>{@code sleep <duration>} waits ({@code 2s}, {@code 500ms}, {@code 50us}, {@code 1m}, or seconds:
+ *       {@code 1.5});</li>
  *   <li>{@code repeat}, as the last line, starts over from the top (once the script waits at all);</li>
  *   <li>{@code echo <text>} prints the text as it is (to print a line that reads like an instruction);</li>
  *   <li>any other line is printed, with {@code {n}} (the line's number, from 1), {@code {pod}},
@@ -87,6 +88,9 @@ public final class LogScript {
         try {
             if (s.endsWith("ms")) {
                 return (long) (Double.parseDouble(s.substring(0, s.length() - 2)) * 1e6);
+            }
+            if (s.endsWith("us") || s.endsWith("µs")) {
+                return (long) (Double.parseDouble(s.substring(0, s.length() - 2)) * 1e3);
             }
             char unit = s.charAt(s.length() - 1);
             double factor = switch (unit) {

@@ -79,7 +79,7 @@ final class StreamsBenchmark {
         api("POST", "/api/v1/namespaces/" + NS + "/pods", "{\"metadata\":{\"name\":\"talker\",\"annotations\":{"
                 + "\"cybernetes.io/log-script\":\"line {n} of the benchmark's chatty container\\nsleep 50us\\nrepeat\","
                 + "\"port-forward.cybernetes.io/9000\":\"127.0.0.1:" + backend.getAddress().getPort() + "\"}},"
-                + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}");
+                + "\"spec\":{\"nodeName\":\"node-1\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}");
         JsonNode pod;
         do {
             Thread.sleep(200);
@@ -166,11 +166,11 @@ final class StreamsBenchmark {
         return lines.get() / seconds;
     }
 
-    /** p50 and p99 in ms of 300 execs of {@code echo hi} (after 20 to warm up): handshake to the session's end. */
+    /** p50 and p99 in ms of 200 execs of {@code echo hi} (after 20 to warm up): handshake to the session's end. */
     private double[] exec(URI uri, SSLContext tls, boolean bearer) throws Exception {
         Map<String, String> headers = bearer ? Map.of("Authorization", "Bearer " + adminToken) : Map.of();
         List<Double> ms = new ArrayList<>();
-        for (int i = 0; i < 320; i++) {
+        for (int i = 0; i < 220; i++) {
             long t0 = System.nanoTime();
             WebSocketConnection ws = WebSocketConnection.connect(tls, uri, List.of("v5.channel.k8s.io"), headers,
                     Duration.ofSeconds(30));

@@ -61,6 +61,8 @@ final class NodeProxy implements StreamedSubresource {
                     out.flush();
                 }
             }
+        } catch (IOException e) {
+            // the caller or the node went mid-answer: it ends there
         }
     }
 }

@@ -78,6 +78,8 @@ final class PodLogs implements StreamedSubresource {
                     out.flush();
                 }
             }
+        } catch (IOException e) {
+            // the reader or the node went while the log streamed: the answer ends there, as a stream does
         }
     }
 
