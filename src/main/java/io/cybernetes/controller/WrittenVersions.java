@@ -30,6 +30,18 @@ public final class WrittenVersions {
         written.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(name, DELETED);
     }
 
+    /** Deletes the object (gone already is as good) and remembers that it did. */
+    public void delete(io.cybernetes.client.ApiClient client, String key, HasMetadata o) {
+        try {
+            client.delete(o.getClass(), o.getMetadata().getNamespace(), o.getMetadata().getName(), null);
+        } catch (io.cybernetes.api.ApiException e) {
+            if (e.code() != 404) {
+                throw e;
+            }
+        }
+        deleted(key, o.getMetadata().getName());
+    }
+
     /** Nothing is expected for the key any more (its owner is gone). */
     public void forget(String key) {
         written.remove(key);

@@ -1,6 +1,5 @@
 package io.cybernetes.controller.endpointslice;
 
-import io.cybernetes.api.ApiException;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.Keys;
@@ -223,14 +222,7 @@ public final class EndpointSliceController implements Reconciler {
     }
 
     private void delete(String key, EndpointSlice s) {
-        try {
-            client.delete(EndpointSlice.class, s.getMetadata().getNamespace(), s.getMetadata().getName(), null);
-        } catch (ApiException e) {
-            if (e.code() != 404) {
-                throw e;
-            }
-        }
-        written.deleted(key, s.getMetadata().getName());
+        written.delete(client, key, s);
     }
 
     private void remember(String key, EndpointSlice s) {

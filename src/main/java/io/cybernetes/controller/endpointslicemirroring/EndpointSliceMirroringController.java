@@ -1,6 +1,5 @@
 package io.cybernetes.controller.endpointslicemirroring;
 
-import io.cybernetes.api.ApiException;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.Indexer;
@@ -340,14 +339,7 @@ public final class EndpointSliceMirroringController implements Reconciler {
     }
 
     private void delete(String key, EndpointSlice s) {
-        try {
-            client.delete(EndpointSlice.class, s.getMetadata().getNamespace(), s.getMetadata().getName(), null);
-        } catch (ApiException e) {
-            if (e.code() != 404) {
-                throw e;
-            }
-        }
-        written.deleted(key, s.getMetadata().getName());
+        written.delete(client, key, s);
     }
 
     public ResourceEventHandler<Endpoints> endpointsHandler(Controller controller) {

@@ -116,6 +116,26 @@ public final class KubeletClient {
         throw relayed(r.code(), text);
     }
 
+    /**
+     * Passes a kubelet's answer on as it comes, flushed whenever the kubelet pauses; a side
+     * that goes ends it quietly, as a stream ends.
+     */
+    static void relay(InputStream from, java.io.OutputStream to) {
+        try (from) {
+            byte[] buf = new byte[16 * 1024];
+            int n;
+            to.flush(); // the headers go at once: a follower sees its stream open before the first line
+            while ((n = from.read(buf)) >= 0) {
+                to.write(buf, 0, n);
+                if (from.available() == 0) {
+                    to.flush();
+                }
+            }
+        } catch (IOException e) {
+            // the caller or the node went mid-answer
+        }
+    }
+
     /** A kubelet's refusal as the Status kube-apiserver makes of it. */
     static ApiException relayed(int code, String text) {
         String reason = switch (code) {

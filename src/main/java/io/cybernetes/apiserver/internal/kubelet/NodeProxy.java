@@ -8,8 +8,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Component;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 
 /**
@@ -51,18 +49,6 @@ final class NodeProxy implements StreamedSubresource {
         if (answer.contentType() != null) {
             response.setContentType(answer.contentType());
         }
-        try (InputStream in = answer.body()) {
-            OutputStream out = response.getOutputStream();
-            byte[] buf = new byte[16 * 1024];
-            int n;
-            while ((n = in.read(buf)) >= 0) {
-                out.write(buf, 0, n);
-                if (in.available() == 0) {
-                    out.flush();
-                }
-            }
-        } catch (IOException e) {
-            // the caller or the node went mid-answer: it ends there
-        }
+        KubeletClient.relay(answer.body(), response.getOutputStream());
     }
 }

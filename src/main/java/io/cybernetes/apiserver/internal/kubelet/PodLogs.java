@@ -14,7 +14,6 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -65,22 +64,10 @@ final class PodLogs implements StreamedSubresource {
         }
         URI uri = URI.create(kubelets.base(node) + KubeletApi.CONTAINER_LOGS + enc(namespace) + "/" + enc(name) + "/"
                 + enc(container) + query);
-        try (InputStream in = kubelets.get(uri)) {
-            response.setStatus(200);
-            response.setHeader("Cache-Control", "no-cache, private");
-            OutputStream out = response.getOutputStream();
-            byte[] buf = new byte[16 * 1024];
-            int n;
-            out.flush(); // the headers go at once: a follower sees its stream open before the first line
-            while ((n = in.read(buf)) >= 0) {
-                out.write(buf, 0, n);
-                if (in.available() == 0) {
-                    out.flush();
-                }
-            }
-        } catch (IOException e) {
-            // the reader or the node went while the log streamed: the answer ends there, as a stream does
-        }
+        InputStream in = kubelets.get(uri);
+        response.setStatus(200);
+        response.setHeader("Cache-Control", "no-cache, private");
+        KubeletClient.relay(in, response.getOutputStream());
     }
 
     static String enc(String s) {

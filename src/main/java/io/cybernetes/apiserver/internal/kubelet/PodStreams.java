@@ -85,13 +85,7 @@ final class PodStreams implements StreamedSubresource {
         }
         ObjectNode pod = service.get(type, namespace, name).value();
         String container = PodLogs.container(pod, name, request.getParameter("container"));
-        String node = pod.path("spec").path("nodeName").asString("");
-        if (node.isEmpty()) {
-            throw ApiException.badRequest("pod " + name + " does not have a host assigned");
-        }
-        if (!isWebSocket(request)) {
-            throw ApiException.badRequest("Upgrade request required");
-        }
+        String node = streamedNode(request, pod, name);
         StringJoiner q = new StringJoiner("&", "?", "");
         command.forEach(c -> q.add("command=" + URLEncoder.encode(c, StandardCharsets.UTF_8)));
         if (stdin) {
@@ -119,14 +113,7 @@ final class PodStreams implements StreamedSubresource {
      */
     private void portForward(HttpServletRequest request, HttpServletResponse response, ResourceType type,
                              String namespace, String name) throws IOException {
-        ObjectNode pod = service.get(type, namespace, name).value();
-        String node = pod.path("spec").path("nodeName").asString("");
-        if (node.isEmpty()) {
-            throw ApiException.badRequest("pod " + name + " does not have a host assigned");
-        }
-        if (!isWebSocket(request)) {
-            throw ApiException.badRequest("Upgrade request required");
-        }
+        String node = streamedNode(request, service.get(type, namespace, name).value(), name);
         StringJoiner q = new StringJoiner("&", "?", "");
         q.setEmptyValue("");
         for (String ports : request.getParameterValues("ports") == null ? new String[0]
@@ -147,6 +134,18 @@ final class PodStreams implements StreamedSubresource {
         WebSocketConnection toNode = connect(uri, protocols(request));
         Relay relay = new Relay(toNode);
         upgrade(request, response, relay, toNode.protocol());
+    }
+
+    /** The node of the pod a stream goes to, refused in kube-apiserver's words when it has none or the request does not upgrade. */
+    private static String streamedNode(HttpServletRequest request, ObjectNode pod, String name) {
+        String node = pod.path("spec").path("nodeName").asString("");
+        if (node.isEmpty()) {
+            throw ApiException.badRequest("pod " + name + " does not have a host assigned");
+        }
+        if (!isWebSocket(request)) {
+            throw ApiException.badRequest("Upgrade request required");
+        }
+        return node;
     }
 
     static boolean isWebSocket(HttpServletRequest request) {
