@@ -87,7 +87,7 @@ final class KubeletEndpoints implements KubeletServer.Handler {
             response.text(404, "pod \"" + name + "\" does not exist");
             return;
         }
-        if (pod.getSpec().getContainers().stream().noneMatch(c -> c.getName().equals(container))) {
+        if (NodeAgent.container(pod, container).isEmpty()) {
             response.text(404, "container \"" + container + "\" not found in pod \"" + name + "\"");
             return;
         }

@@ -160,6 +160,9 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
                 .path("exitCode").asInt(-1)).isZero());
         assertThat(get(PODS + "/shell").json().path("status").path("phase").asString())
                 .as("the pod runs on: an ephemeral container's end is not the pod's").isEqualTo("Running");
+        Kubectl.Run log = kubectl().run("-n", NS, "logs", "shell", "-c", "dbg");
+        assertThat(log.out()).as(log.all()).startsWith("[cybernetes] started container dbg (image busybox)")
+                .contains("exited with code 0");
         // one already there may not change, nor may one come with what ephemeral containers cannot have
         var changed = patch(PODS + "/shell/ephemeralcontainers", "application/strategic-merge-patch+json",
                 "{\"spec\":{\"ephemeralContainers\":[{\"name\":\"dbg\",\"image\":\"alpine\"}]}}");
