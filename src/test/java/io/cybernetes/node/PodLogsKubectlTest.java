@@ -219,4 +219,25 @@ class PodLogsKubectlTest extends SimulatedClusterSupport {
         assertThat(refused.text("message")).isEqualTo("nodes \"node-1\" is forbidden: User \"carol\" cannot get"
                 + " resource \"nodes/proxy\" in API group \"\" at the cluster scope");
     }
+
+    @Test
+    void aNodeThatCannotBeReachedIsReportedAsKubeApiserverReportsAFailedDial() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        var node = post("/api/v1/nodes", "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"gone-node\"}}");
+        assertThat(node.code()).isIn(201, 409);
+        assertThat(patch("/api/v1/nodes/gone-node/status", "application/merge-patch+json", "{\"status\":{\"addresses\":"
+                + "[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"}],\"daemonEndpoints\":{\"kubeletEndpoint\":"
+                + "{\"Port\":" + closed + "}}}}").code()).isEqualTo(200);
+        assertThat(post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"stranded\"},"
+                + "\"spec\":{\"nodeName\":\"gone-node\",\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]}}")
+                .code()).isEqualTo(201);
+        var r = get(PODS + "/stranded/log");
+        assertThat(r.code()).isEqualTo(500);
+        assertThat(r.text("message")).isEqualTo("Get \"https://127.0.0.1:" + closed + "/containerLogs/" + NS
+                + "/stranded/app\": dial tcp 127.0.0.1:" + closed + ": connect: connection refused");
+        delete("/api/v1/nodes/gone-node");
+    }
 }
