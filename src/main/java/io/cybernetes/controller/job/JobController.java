@@ -63,6 +63,11 @@ public final class JobController implements Reconciler {
     /** Uids of pods this controller deleted (suspended, finished, too many): not failures of the Job. */
     private final Set<String> deletedByController = ConcurrentHashMap.newKeySet();
     /**
+     * Uids of pods whose tracking finalizer this controller removed, until the cache shows it
+     * gone: a finished pod still carrying it there was already counted and must not count again.
+     */
+    private final Set<String> finalizerRemovals = ConcurrentHashMap.newKeySet();
+    /**
      * By Job: the resource version of the status this controller last wrote, until the cache
      * has it — a Job read from a cache behind it would count again what that status counted.
      */
@@ -127,7 +132,8 @@ public final class JobController implements Reconciler {
         boolean newlyFinished = false;
         for (Pod p : owned) {
             String uid = p.getMetadata().getUid();
-            if (!JobPods.hasFinalizer(p) || uncSucceeded.contains(uid) || uncFailed.contains(uid)) {
+            if (!JobPods.hasFinalizer(p) || uncSucceeded.contains(uid) || uncFailed.contains(uid)
+                    || finalizerRemovals.contains(uid)) {
                 continue;
             }
             Integer index = JobPods.index(p);
@@ -408,11 +414,14 @@ public final class JobController implements Reconciler {
         if (!left.remove(JobPods.TRACKING_FINALIZER)) {
             return;
         }
+        String uid = p.getMetadata().getUid();
+        finalizerRemovals.add(uid);
         try {
             client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                    "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"finalizers\":"
+                    "{\"metadata\":{\"uid\":\"" + uid + "\",\"finalizers\":"
                             + Json.write(Json.MAPPER.valueToTree(left)) + "}}");
         } catch (ApiException e) {
+            finalizerRemovals.remove(uid);
             if (e.code() != 404 && e.code() != 409) {
                 throw e;
             }
@@ -527,6 +536,9 @@ public final class JobController implements Reconciler {
 
             @Override
             public void onUpdate(Pod oldPod, Pod newPod) {
+                if (!JobPods.hasFinalizer(newPod)) {
+                    finalizerRemovals.remove(newPod.getMetadata().getUid());
+                }
                 String owner = ownerKey(newPod);
                 if (owner != null) {
                     if (oldPod.getMetadata().getDeletionTimestamp() == null
@@ -545,6 +557,7 @@ public final class JobController implements Reconciler {
                         expectations.deletionObserved(owner);
                     }
                     deletedByController.remove(lastKnown.getMetadata().getUid());
+                    finalizerRemovals.remove(lastKnown.getMetadata().getUid());
                     controller.enqueue(owner);
                 }
             }
