@@ -8,8 +8,10 @@ import java.util.function.UnaryOperator;
  * Splits a shell line into pipelines and the operators between them ({@code ;} and a line
  * end, {@code &&}, {@code ||}; {@code &} runs in turn, there being no background), as sh
  * reads them: single quotes keep everything, double quotes keep all but {@code $}, a
- * backslash keeps the next character, {@code #} starts a comment. Variables are filled in
- * when the command runs ({@link #expand}), so {@code $?} sees the command before.
+ * backslash keeps the next character, {@code #} starts a comment. Redirections
+ * ({@code >}, {@code >>}, {@code <}, {@code N>&M}, with an optional descriptor before them)
+ * become {@link Redirect} tokens in their command. Variables are filled in when the command
+ * runs ({@link #expand}), so {@code $?} sees the command before.
  */
 final class Parser {
 
@@ -20,6 +22,22 @@ final class Parser {
     static final String PIPE = "\uE001|";
     /** A $ that is not to be expanded (quoted or escaped). */
     private static final char KEPT_DOLLAR = '\uE000';
+    /** The start of a redirection token: descriptor, operator and target, separated by spaces. */
+    private static final String REDIRECT = "\uE002";
+    private static final String WORD_ENDS = ";&|<>\n";
+
+    /** One redirection of a command: {@code fd} to or from {@code target} ({@code op}: >, >>, <, >&, <&). */
+    record Redirect(int fd, String op, String target) {
+        /** Whether {@code token} (from {@link #split}) is a redirection rather than a word. */
+        static boolean is(String token) {
+            return token.startsWith(REDIRECT);
+        }
+
+        static Redirect of(String token) {
+            String[] p = token.substring(REDIRECT.length()).split(" ", 3);
+            return new Redirect(Integer.parseInt(p[0]), p[1], p[2]);
+        }
+    }
 
     private Parser() {
     }
@@ -79,6 +97,16 @@ final class Parser {
             } else if (Character.isWhitespace(c) && c != '\n') {
                 inWord = flush(word, inWord, pipeline);
                 i++;
+            } else if (c == '>' || c == '<') {
+                String digits = word.toString();
+                boolean fd = inWord && !digits.isEmpty() && digits.chars().allMatch(Character::isDigit);
+                if (fd) {
+                    word.setLength(0);
+                    inWord = false;
+                } else {
+                    inWord = flush(word, inWord, pipeline);
+                }
+                i = redirect(text, i, fd ? Integer.parseInt(digits) : c == '<' ? 0 : 1, pipeline);
             } else if (c == ';' || c == '\n' || c == '&' || c == '|') {
                 inWord = flush(word, inWord, pipeline);
                 boolean doubled = i + 1 < text.length() && text.charAt(i + 1) == c && (c == '&' || c == '|');
@@ -102,6 +130,27 @@ final class Parser {
         flush(word, inWord, pipeline);
         end(out, pipeline, null);
         return out;
+    }
+
+    /** Reads the redirection at {@code i} into {@code pipeline}; returns where the line goes on. */
+    private static int redirect(String text, int i, int fd, List<String> pipeline) {
+        StringBuilder op = new StringBuilder().append(text.charAt(i++));
+        if (i < text.length() && (text.charAt(i) == '&' || (op.charAt(0) == '>' && text.charAt(i) == '>'))) {
+            op.append(text.charAt(i++));
+        }
+        while (i < text.length() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
+            i++;
+        }
+        int start = i;
+        while (i < text.length() && !Character.isWhitespace(text.charAt(i)) && WORD_ENDS.indexOf(text.charAt(i)) < 0) {
+            i++;
+        }
+        if (start == i) {
+            throw new IllegalArgumentException(i >= text.length() || text.charAt(i) == '\n' ? "unexpected newline"
+                    : "unexpected \"" + text.charAt(i) + "\"");
+        }
+        pipeline.add(REDIRECT + fd + " " + op + " " + text.substring(start, i));
+        return i;
     }
 
     private static boolean flush(StringBuilder word, boolean inWord, List<String> pipeline) {

@@ -23,7 +23,9 @@ import java.util.Map;
  * {@code id}, {@code date}, {@code uname}, {@code ps}, {@code grep}, {@code head},
  * {@code tail}, {@code wc}, {@code sort}, {@code export}, and {@code sh}/{@code bash} with
  * {@code -c} or reading commands from its input. Lines hold {@code ;}, {@code &&},
- * {@code ||} and {@code |}, quotes, {@code $VAR}, {@code ${VAR}} and {@code $?}. Anything
+ * {@code ||} and {@code |}, quotes, {@code $VAR}, {@code ${VAR}} and {@code $?}, and
+ * redirections between the standard streams, to {@code /dev/null} and from files (the
+ * container's files are read-only: writing one is refused as on a read-only mount). Anything
  * else ends with 127 and {@code sh: NAME: not found}. Over a terminal it echoes what is
  * typed, edits the line (backspace, Ctrl-C, Ctrl-D) and prompts.
  */
@@ -143,13 +145,97 @@ public final class Shell {
         for (int i = 0; i < commands.size(); i++) {
             boolean lastOne = i == commands.size() - 1;
             ByteArrayOutputStream buffer = lastOne ? null : new ByteArrayOutputStream();
-            List<String> argv = expand(commands.get(i));
-            code = argv.isEmpty() ? 0 : run(argv, input, lastOne ? out : buffer, err);
+            List<String> plain = new ArrayList<>();
+            List<Parser.Redirect> redirects = new ArrayList<>();
+            for (String w : commands.get(i)) {
+                if (Parser.Redirect.is(w)) {
+                    redirects.add(Parser.Redirect.of(w));
+                } else {
+                    plain.add(w);
+                }
+            }
+            Streams streams = new Streams(input, lastOne ? out : buffer, err);
+            String refused = redirects.isEmpty() ? null : redirect(streams, redirects);
+            if (refused != null) {
+                write(err, refused);
+                code = 1;
+            } else {
+                List<String> argv = expand(plain);
+                code = argv.isEmpty() ? 0 : run(argv, streams.in, streams.out, streams.err);
+            }
             if (!lastOne) {
                 input = new ByteArrayInputStream(buffer.toByteArray());
             }
         }
         return code;
+    }
+
+    /** A command's standard streams, as its redirections leave them. */
+    private static final class Streams {
+        InputStream in;
+        OutputStream out;
+        OutputStream err;
+
+        Streams(InputStream in, OutputStream out, OutputStream err) {
+            this.in = in;
+            this.out = out;
+            this.err = err;
+        }
+    }
+
+    /** Applies the redirections in order; returns sh's message when one cannot be made. */
+    private String redirect(Streams s, List<Parser.Redirect> redirects) {
+        for (Parser.Redirect r : redirects) {
+            String target = Parser.expand(r.target(), this::variable);
+            if (r.fd() > 2) {
+                return "sh: " + r.fd() + ": bad file descriptor\n";
+            }
+            if (r.op().endsWith("&")) {
+                if (target.equals("-")) {
+                    if (r.fd() == 0) {
+                        s.in = InputStream.nullInputStream();
+                    } else {
+                        setOutput(s, r.fd(), OutputStream.nullOutputStream());
+                    }
+                    continue;
+                }
+                int from = parse(target, -1);
+                if (from < 0 || from > 2) {
+                    return "sh: " + target + ": bad file descriptor\n";
+                }
+                if (r.fd() > 0 && from > 0) {
+                    setOutput(s, r.fd(), from == 1 ? s.out : s.err);
+                }
+                continue;
+            }
+            String p = path(target);
+            if (r.op().equals("<")) {
+                if (p.equals("/dev/null")) {
+                    s.in = InputStream.nullInputStream();
+                    continue;
+                }
+                var content = files.read(p);
+                if (content.isEmpty()) {
+                    return "sh: can't open '" + target + "': No such file or directory\n";
+                }
+                s.in = new ByteArrayInputStream(content.get().getBytes(StandardCharsets.UTF_8));
+            } else if (p.equals("/dev/null")) {
+                setOutput(s, r.fd(), OutputStream.nullOutputStream());
+            } else if (r.fd() == 0) {
+                return "sh: can't create " + target + ": Bad file descriptor\n";
+            } else {
+                return "sh: can't create " + target + ": Read-only file system\n";
+            }
+        }
+        return null;
+    }
+
+    private static void setOutput(Streams s, int fd, OutputStream to) {
+        if (fd == 1) {
+            s.out = to;
+        } else {
+            s.err = to;
+        }
     }
 
     /** The words with variables filled in; quotes were kept as markers by the parser. */

@@ -48,7 +48,13 @@ class ShellTest {
         "env | grep -c GREETING ~ 0 ~ 1\\n",
         "echo ${HOSTNAME}-x # a comment ~ 0 ~ web-0-x\\n",
         "X=1; echo $X ~ 0 ~ 1\\n",
-        "cat /nope || echo missing ~ 0 ~ missing\\n"})
+        "cat /nope || echo missing ~ 0 ~ missing\\n",
+        "echo out; echo err >&2 ~ 0 ~ out\\n",
+        "cat /nope 2>&1 | wc -l ~ 0 ~ 1\\n",
+        "cat /nope 2>/dev/null || echo quiet ~ 0 ~ quiet\\n",
+        "echo gone > /dev/null; echo kept ~ 0 ~ kept\\n",
+        "wc -l < /etc/hostname ~ 0 ~ 1\\n",
+        "echo a 2> /dev/null ~ 0 ~ a\\n"})
     void scripts(String script, int code, String out) throws Exception {
         String[] r = run(script.trim(), "");
         assertThat(r[1]).as(r[2]).isEqualTo(out.replace("\\n", "\n").replace("''", ""));
@@ -60,7 +66,11 @@ class ShellTest {
         "nope ~ sh: nope: not found",
         "echo 'unterminated ~ sh: syntax error: unterminated quoted string",
         "| echo ~ sh: syntax error: unexpected \"|\"",
-        "cat /etc ~ cat: read error: Is a directory"})
+        "cat /etc ~ cat: read error: Is a directory",
+        "echo x > /etc/hostname ~ sh: can't create /etc/hostname: Read-only file system",
+        "echo x >&7 ~ sh: 7: bad file descriptor",
+        "echo x > ~ sh: syntax error: unexpected newline",
+        "echo out >&2 ~ out"})
     void errorsAreWordedAsShWordsThem(String script, String err) throws Exception {
         assertThat(run(script.trim(), "")[2]).startsWith(err);
     }
