@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +17,7 @@ public final class Kubectl {
 
     private final Path kubeconfig;
     private final Path dir;
+    private final Map<String, String> env;
 
     /** What a kubectl run printed and how it ended. */
     public record Run(int exit, String out, String err) {
@@ -24,8 +27,20 @@ public final class Kubectl {
     }
 
     public Kubectl(Path kubeconfig, Path dir) {
+        this(kubeconfig, dir, Map.of());
+    }
+
+    private Kubectl(Path kubeconfig, Path dir, Map<String, String> env) {
         this.kubeconfig = kubeconfig;
         this.dir = dir;
+        this.env = env;
+    }
+
+    /** This kubectl with one more variable in its environment (e.g. {@code KUBECTL_REMOTE_COMMAND_WEBSOCKETS}). */
+    public Kubectl withEnv(String name, String value) {
+        Map<String, String> more = new HashMap<>(env);
+        more.put(name, value);
+        return new Kubectl(kubeconfig, dir, more);
     }
 
     public Run run(String... args) {
@@ -40,6 +55,7 @@ public final class Kubectl {
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().put("KUBECONFIG", kubeconfig.toString());
             pb.environment().put("HOME", dir.toString());
+            pb.environment().putAll(env);
             Path out = dir.resolve("out-" + UUID.randomUUID());
             Path err = dir.resolve("err-" + UUID.randomUUID());
             pb.redirectOutput(out.toFile()).redirectError(err.toFile());

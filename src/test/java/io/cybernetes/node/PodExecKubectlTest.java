@@ -114,6 +114,25 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
     }
 
     @Test
+    void kubectlWithoutWebSocketsExecsOverSpdy() {
+        Kubectl spdy = kubectl().withEnv("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false");
+        Kubectl.Run three = spdy.run("-n", NS, "exec", "shell", "--", "sh", "-c", "echo out; echo err >&2; exit 3");
+        assertThat(three.exit()).as(three.all()).isEqualTo(3);
+        assertThat(three.out()).isEqualTo("out\n");
+        assertThat(three.err()).contains("err\n", "command terminated with exit code 3");
+        Kubectl.Run env = spdy.run("-n", NS, "exec", "shell", "--", "sh", "-c", "echo $GREETING");
+        assertThat(env.exit()).as(env.all()).isZero();
+        assertThat(env.out()).isEqualTo("hello from a ConfigMap\n");
+        Kubectl.Run session = spdy.runWithInput("cd /etc/config\ncat mode\nexit 5\n", "-n", NS, "exec", "-i",
+                "shell", "--", "sh");
+        assertThat(session.exit()).as(session.all()).isEqualTo(5);
+        assertThat(session.out()).isEqualTo("fast");
+        Kubectl.Run unknown = spdy.run("-n", NS, "exec", "shell", "--", "nope");
+        assertThat(unknown.exit()).isEqualTo(127);
+        assertThat(unknown.err()).contains("sh: nope: not found");
+    }
+
+    @Test
     void refusalsAreKubernetesOwn() {
         var noUpgrade = get(PODS + "/shell/exec?command=ls&stdout=true");
         assertThat(noUpgrade.code()).isEqualTo(400);
@@ -135,16 +154,26 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
 
     @Test
     void attachJoinsAContainerThatKeepsStdinOpen() {
+        attachTo(kubectl(), "console");
+    }
+
+    @Test
+    void kubectlWithoutWebSocketsAttachesOverSpdy() {
+        attachTo(kubectl().withEnv("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false"), "spdy-console");
+    }
+
+    /** A pod whose container keeps stdin open, attached to with {@code kubectl attach -i}. */
+    private void attachTo(Kubectl kubectl, String pod) {
         assertThat(post(PODS, """
-                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"console"},
-                 "spec":{"containers":[{"name":"sh","image":"busybox","stdin":true,"command":["sh"]}]}}""")
-                .code()).isIn(201, 409);
-        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/console").json()
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},
+                 "spec":{"containers":[{"name":"sh","image":"busybox","stdin":true,"command":["sh"]}]}}"""
+                .formatted(pod)).code()).isIn(201, 409);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/" + pod).json()
                 .path("status").path("phase").asString()));
-        Kubectl.Run attached = kubectl().runWithInput("echo attached to $HOSTNAME\nexit 0\n", "-n", NS, "attach", "-i",
-                "console");
+        Kubectl.Run attached = kubectl.runWithInput("echo attached to $HOSTNAME\nexit 0\n", "-n", NS, "attach", "-i",
+                pod);
         assertThat(attached.exit()).as(attached.all()).isZero();
-        assertThat(attached.out()).contains("attached to console");
+        assertThat(attached.out()).contains("attached to " + pod);
     }
 
     @Test

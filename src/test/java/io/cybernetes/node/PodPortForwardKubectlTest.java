@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,10 +56,15 @@ class PodPortForwardKubectlTest extends SimulatedClusterSupport {
 
     /** Runs kubectl port-forward to the pod's port on a free local one, and GETs {@code paths} through it. */
     private List<String> through(String pod, int port, String... paths) throws Exception {
+        return through(Map.of(), pod, port, paths);
+    }
+
+    private List<String> through(Map<String, String> env, String pod, int port, String... paths) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(Kubectl.PATH, "-n", NS, "port-forward", "pod/" + pod, ":" + port)
                 .redirectErrorStream(true);
         pb.environment().put("KUBECONFIG", endpoints.adminKubeconfig().toString());
         pb.environment().put("HOME", dir.toString());
+        pb.environment().putAll(env);
         Process p = pb.start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -93,6 +99,14 @@ class PodPortForwardKubectlTest extends SimulatedClusterSupport {
         pod("site", "");
         assertThat(through("site", 8080, "/hello", "/again?x=1")).containsExactly(
                 "pod " + NS + "/site port 8080: GET /hello\n", "pod " + NS + "/site port 8080: GET /again?x=1\n");
+    }
+
+    @Test
+    void kubectlWithoutWebSocketsForwardsOverSpdy() throws Exception {
+        pod("spdy-site", "");
+        assertThat(through(Map.of("KUBECTL_PORT_FORWARD_WEBSOCKETS", "false"), "spdy-site", 8080, "/one", "/two"))
+                .containsExactly("pod " + NS + "/spdy-site port 8080: GET /one\n",
+                        "pod " + NS + "/spdy-site port 8080: GET /two\n");
     }
 
     @Test

@@ -38,7 +38,8 @@ import java.util.StringJoiner;
  * kubectl 1.32, {@code v4.channel.k8s.io} for the Python client), and once the kubelet
  * agreed, the client's request upgraded with the same one; from then on every message is
  * passed through unchanged both ways, and a close on either side closes the other. A
- * request that does not upgrade to a WebSocket (SPDY) is refused with 400.
+ * request upgrading to SPDY instead is served by {@link SpdyStreams}; one that upgrades to
+ * neither is refused with 400.
  */
 @Component
 final class PodStreams implements StreamedSubresource {
@@ -103,6 +104,13 @@ final class PodStreams implements StreamedSubresource {
         URI base = kubelets.base(node);
         URI uri = URI.create("wss://" + base.getAuthority() + (exec ? KubeletApi.EXEC : KubeletApi.ATTACH)
                 + PodLogs.enc(namespace) + "/" + PodLogs.enc(name) + "/" + PodLogs.enc(container) + q);
+        if (SpdyStreams.isSpdy(request)) {
+            String protocol = SpdyStreams.negotiate(request, response, SpdyStreams.EXEC_PROTOCOLS);
+            WebSocketConnection toNode = connect(uri, List.of(SpdyStreams.NODE_EXEC_PROTOCOL));
+            SpdyStreams.upgrade(request, response, protocol, toNode,
+                    SpdyStreams.exec(toNode, protocol, stdin, stdout, stderr, tty));
+            return;
+        }
         relay(request, response, uri);
     }
 
@@ -126,6 +134,12 @@ final class PodStreams implements StreamedSubresource {
         }
         URI uri = URI.create("wss://" + kubelets.base(node).getAuthority() + KubeletApi.PORT_FORWARD
                 + PodLogs.enc(namespace) + "/" + PodLogs.enc(name) + q);
+        if (SpdyStreams.isSpdy(request)) {
+            String protocol = SpdyStreams.negotiate(request, response, SpdyStreams.PORT_FORWARD_PROTOCOLS);
+            WebSocketConnection toNode = connect(uri, List.of(SpdyStreams.NODE_PORT_FORWARD_PROTOCOL));
+            SpdyStreams.upgrade(request, response, protocol, toNode, SpdyStreams.tunnel(toNode));
+            return;
+        }
         relay(request, response, uri);
     }
 
@@ -142,7 +156,7 @@ final class PodStreams implements StreamedSubresource {
         if (node.isEmpty()) {
             throw ApiException.badRequest("pod " + name + " does not have a host assigned");
         }
-        if (!isWebSocket(request)) {
+        if (!isWebSocket(request) && !SpdyStreams.isSpdy(request)) {
             throw ApiException.badRequest("Upgrade request required");
         }
         return node;
