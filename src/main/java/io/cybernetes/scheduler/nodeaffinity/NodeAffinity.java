@@ -1,15 +1,13 @@
 package io.cybernetes.scheduler.nodeaffinity;
 
+import io.cybernetes.api.NodeSelectors;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Status;
-import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
-import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -31,27 +29,7 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
 
     @Override
     public Status filter(CycleState state, Pod pod, NodeInfo node) {
-        Map<String, String> labels = labels(node);
-        if (pod.getSpec() == null) {
-            return Status.SUCCESS;
-        }
-        Map<String, String> selector = Objects.requireNonNullElse(pod.getSpec().getNodeSelector(), Map.of());
-        for (Map.Entry<String, String> e : selector.entrySet()) {
-            if (!e.getValue().equals(labels.get(e.getKey()))) {
-                return Status.unresolvable(REASON);
-            }
-        }
-        var affinity = pod.getSpec().getAffinity() == null ? null : pod.getSpec().getAffinity().getNodeAffinity();
-        var required = affinity == null ? null : affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
-        if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) {
-            return Status.SUCCESS;
-        }
-        for (NodeSelectorTerm term : required.getNodeSelectorTerms()) {
-            if (matches(term, node.name(), labels)) {
-                return Status.SUCCESS;
-            }
-        }
-        return Status.unresolvable(REASON);
+        return NodeSelectors.required(pod, node.name(), labels(node)) ? Status.SUCCESS : Status.unresolvable(REASON);
     }
 
     @Override
@@ -63,7 +41,7 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
         }
         long sum = 0;
         for (PreferredSchedulingTerm t : affinity.getPreferredDuringSchedulingIgnoredDuringExecution()) {
-            if (t.getPreference() != null && matches(t.getPreference(), node.name(), labels(node))) {
+            if (t.getPreference() != null && NodeSelectors.matches(t.getPreference(), node.name(), labels(node))) {
                 sum += Objects.requireNonNullElse(t.getWeight(), 0);
             }
         }
@@ -82,47 +60,5 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
 
     private static Map<String, String> labels(NodeInfo node) {
         return Objects.requireNonNullElse(node.node().getMetadata().getLabels(), Map.of());
-    }
-
-    /** A term with no requirements matches nothing, as in Kubernetes. */
-    static boolean matches(NodeSelectorTerm term, String nodeName, Map<String, String> labels) {
-        List<NodeSelectorRequirement> expressions = Objects.requireNonNullElse(term.getMatchExpressions(), List.of());
-        List<NodeSelectorRequirement> fields = Objects.requireNonNullElse(term.getMatchFields(), List.of());
-        if (expressions.isEmpty() && fields.isEmpty()) {
-            return false;
-        }
-        for (NodeSelectorRequirement r : expressions) {
-            if (!matches(r, labels.get(r.getKey()), labels.containsKey(r.getKey()))) {
-                return false;
-            }
-        }
-        for (NodeSelectorRequirement r : fields) {
-            if (!"metadata.name".equals(r.getKey()) || !matches(r, nodeName, true)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean matches(NodeSelectorRequirement r, String value, boolean present) {
-        List<String> values = Objects.requireNonNullElse(r.getValues(), List.of());
-        return switch (Objects.requireNonNullElse(r.getOperator(), "")) {
-            case "In" -> present && values.contains(value);
-            case "NotIn" -> !present || !values.contains(value);
-            case "Exists" -> present;
-            case "DoesNotExist" -> !present;
-            case "Gt", "Lt" -> present && values.size() == 1 && compare(value, values.get(0), r.getOperator());
-            default -> false;
-        };
-    }
-
-    private static boolean compare(String value, String bound, String operator) {
-        try {
-            long v = Long.parseLong(value);
-            long b = Long.parseLong(bound);
-            return "Gt".equals(operator) ? v > b : v < b;
-        } catch (NumberFormatException e) {
-            return false;
-        }
     }
 }

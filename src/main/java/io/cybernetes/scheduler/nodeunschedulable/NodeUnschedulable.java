@@ -4,7 +4,7 @@ import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Status;
-import io.cybernetes.scheduler.tainttoleration.Tolerations;
+import io.cybernetes.api.Tolerations;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 

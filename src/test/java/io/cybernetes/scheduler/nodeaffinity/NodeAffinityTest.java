@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler.nodeaffinity;
 
+import io.cybernetes.api.NodeSelectors;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
@@ -43,12 +44,12 @@ class NodeAffinityTest {
     })
     void operators(String key, String operator, String value, boolean matches) {
         NodeSelectorTerm t = value.isEmpty() ? term(key, operator) : term(key, operator, value);
-        assertThat(NodeAffinity.matches(t, "n1", LABELS)).isEqualTo(matches);
+        assertThat(NodeSelectors.matches(t, "n1", LABELS)).isEqualTo(matches);
     }
 
     @Test
     void termsAreOredAndAnEmptyTermMatchesNothing() {
-        assertThat(NodeAffinity.matches(new NodeSelectorTerm(), "n1", LABELS)).isFalse();
+        assertThat(NodeSelectors.matches(new NodeSelectorTerm(), "n1", LABELS)).isFalse();
         Pod pod = pod("p", null, null).editSpec().withNewAffinity().withNewNodeAffinity()
                 .withNewRequiredDuringSchedulingIgnoredDuringExecution()
                 .withNodeSelectorTerms(term("zone", "In", "b"), term("disk", "In", "ssd"))
@@ -70,8 +71,8 @@ class NodeAffinityTest {
                 .isSuccess()).isFalse();
         NodeSelectorTerm byName = new NodeSelectorTermBuilder().addToMatchFields(new NodeSelectorRequirementBuilder()
                 .withKey("metadata.name").withOperator("In").withValues("n1").build()).build();
-        assertThat(NodeAffinity.matches(byName, "n1", Map.of())).isTrue();
-        assertThat(NodeAffinity.matches(byName, "n2", Map.of())).isFalse();
+        assertThat(NodeSelectors.matches(byName, "n1", Map.of())).isTrue();
+        assertThat(NodeSelectors.matches(byName, "n2", Map.of())).isFalse();
     }
 
     @Test

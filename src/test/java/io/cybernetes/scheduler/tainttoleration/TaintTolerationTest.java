@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler.tainttoleration;
 
+import io.cybernetes.api.Tolerations;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Status;

@@ -1,4 +1,4 @@
-package io.cybernetes.scheduler.tainttoleration;
+package io.cybernetes.api;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
