@@ -122,7 +122,6 @@ class ServiceApiTest extends ApiTestSupport {
         assertThat(outside.code()).isEqualTo(422);
         assertThat(outside.text("message")).isEqualTo("Service \"np-c\" is invalid: spec.ports[0].nodePort: Invalid value:"
                 + " 8080: provided port is not in the valid range. The range of valid ports is 30000-32767");
-        // nothing leaked by the refusals: the cluster IP np-b would have had is not held
         // back to ClusterIP: the node ports go, and are free for another
         Response toClusterIp = patch(SVC + "/np-a", "application/merge-patch+json",
                 "{\"spec\":{\"type\":\"ClusterIP\",\"externalTrafficPolicy\":null}}");
@@ -135,6 +134,33 @@ class ServiceApiTest extends ApiTestSupport {
         assertThat(back.code()).as(back.body()).isEqualTo(200);
         assertThat(back.json().path("spec").path("ports").path(0).path("nodePort").asInt()).isBetween(30000, 32767)
                 .isNotEqualTo(30080);
+    }
+
+    @Test
+    void aRefusedAllocationHoldsNeitherQuotaNorAddress() {
+        String ns = "services-refused";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        String quotas = "/api/v1/namespaces/" + ns + "/resourcequotas";
+        assertThat(post(quotas, "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{\"name\":\"q\"},"
+                + "\"spec\":{\"hard\":{\"count/services\":\"5\",\"services.nodeports\":\"5\"}}}").code())
+                .isIn(201, 409);
+        String services = "/api/v1/namespaces/" + ns + "/services";
+        Response held = post(services, service("holder", "{\"type\":\"NodePort\",\"ports\":[{\"port\":80,"
+                + "\"nodePort\":30555}]}"));
+        assertThat(held.code()).as(held.body()).isEqualTo(201);
+        for (int i = 0; i < 3; i++) {
+            Response refused = post(services, service("refused", "{\"type\":\"NodePort\",\"clusterIP\":"
+                    + "\"10.96.9.9\",\"ports\":[{\"port\":80,\"nodePort\":30555}]}"));
+            assertThat(refused.code()).isEqualTo(422);
+            assertThat(refused.text("message")).contains("provided port is already allocated");
+        }
+        JsonNode used = get(quotas + "/q").json().path("status").path("used");
+        assertThat(used.path("count/services").asString()).isEqualTo("1");
+        assertThat(used.path("services.nodeports").asString()).isEqualTo("1");
+        // the address the refused Service asked for was not kept either
+        Response free = post(services, service("takes-the-address", "{\"clusterIP\":\"10.96.9.9\",\"ports\":"
+                + "[{\"port\":80}]}"));
+        assertThat(free.code()).as(free.body()).isEqualTo(201);
     }
 
     @Test

@@ -157,7 +157,14 @@ public final class ResourceService {
                 strategy.previewCreate(body);
                 return new Outcome(body, 201, warnings);
             }
-            Runnable undo = strategy.beforeCreate(body);
+            Runnable undo;
+            try {
+                undo = strategy.beforeCreate(body);
+            } catch (RuntimeException e) {
+                // a refused allocation: what admission reserved (quota) is given back
+                admission.release(type, null, namespace, body, null, opts);
+                throw e;
+            }
             try {
                 StoredObject created = store.create(type.key(namespace, name), forStorage(type, body));
                 awaitCacheForPolicy(type, created);
