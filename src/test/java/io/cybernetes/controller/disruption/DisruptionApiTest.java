@@ -6,6 +6,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -94,6 +97,83 @@ class DisruptionApiTest extends ApiTestSupport {
         pod("db-4", "db", false);
         Response unready = evict("db-4", "{\"gracePeriodSeconds\":0}");
         assertThat(unready.code()).as(unready.body()).isEqualTo(201);
+    }
+
+    @Test
+    void percentagesAreOfTheControllersScaleAndAnEvictedPodIsMarkedAsKubernetesMarksIt() {
+        // a percentage counts against the scale of the pods' controller, as Kubernetes counts it
+        Response rs = post("/apis/apps/v1/namespaces/" + NS + "/replicasets", """
+                {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"shares"},
+                 "spec":{"replicas":4,"selector":{"matchLabels":{"app":"shares"}},
+                  "template":{"metadata":{"labels":{"app":"shares"}},
+                   "spec":{"nodeName":"disruption-node","containers":[{"name":"c","image":"postgres"}]}}}}""");
+        assertThat(rs.code()).as(rs.body()).isEqualTo(201);
+        List<String> pods = new ArrayList<>();
+        eventually(() -> {
+            pods.clear();
+            get(PODS + "?labelSelector=app%3Dshares").json().path("items")
+                    .forEach(p -> pods.add(p.path("metadata").path("name").asString()));
+            assertThat(pods).hasSize(4);
+        });
+        for (String p : pods) {
+            assertThat(patch(PODS + "/" + p + "/status", "application/merge-patch+json", "{\"status\":{\"phase\":"
+                    + "\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}").code()).isEqualTo(200);
+        }
+        budget("shares", "shares", "\"minAvailable\":\"50%\"");
+        eventually(() -> {
+            JsonNode s = status("shares");
+            assertThat(s.path("expectedPods").asInt()).isEqualTo(4);
+            assertThat(s.path("desiredHealthy").asInt()).isEqualTo(2);
+            assertThat(s.path("disruptionsAllowed").asInt()).isEqualTo(2);
+        });
+        // maxUnavailable 25% of 4 is one: three must stay healthy
+        Response changed = patch(PDBS + "/shares", "application/merge-patch+json",
+                "{\"spec\":{\"minAvailable\":null,\"maxUnavailable\":\"25%\"}}");
+        assertThat(changed.code()).as(changed.body()).isEqualTo(200);
+        eventually(() -> {
+            JsonNode s = status("shares");
+            assertThat(s.path("desiredHealthy").asInt()).isEqualTo(3);
+            assertThat(s.path("disruptionsAllowed").asInt()).isEqualTo(1);
+        });
+        // evicted with its own grace period, the pod is terminating and says why
+        Response evicted = evict(pods.get(0), null);
+        assertThat(evicted.code()).as(evicted.body()).isEqualTo(201);
+        JsonNode pod = get(PODS + "/" + pods.get(0)).json();
+        assertThat(pod.path("metadata").has("deletionTimestamp")).isTrue();
+        JsonNode target = null;
+        for (JsonNode c : pod.path("status").path("conditions")) {
+            if ("DisruptionTarget".equals(c.path("type").asString())) {
+                target = c;
+            }
+        }
+        assertThat(target).as(pod.path("status").toString()).isNotNull();
+        assertThat(target.path("status").asString()).isEqualTo("True");
+        assertThat(target.path("reason").asString()).isEqualTo("EvictionByEvictionAPI");
+        assertThat(target.path("message").asString()).isEqualTo("Eviction API: evicting");
+        assertThat(evict(pods.get(1), null).code()).isEqualTo(429);
+        assertThat(delete("/apis/apps/v1/namespaces/" + NS + "/replicasets/shares").code()).isEqualTo(200);
+    }
+
+    @Test
+    void anUnreadyPodGoesAtTheLimitOnlyUnderAlwaysAllow() {
+        pod("sick-1", "sick", true);
+        pod("sick-2", "sick", false);
+        budget("sick", "sick", "\"minAvailable\":2");
+        eventually(() -> {
+            JsonNode s = status("sick");
+            assertThat(s.path("currentHealthy").asInt()).isEqualTo(1);
+            assertThat(s.path("disruptionsAllowed").asInt()).isZero();
+        });
+        // IfHealthyBudget: the budget lacks healthy pods, so not even an unready one may go
+        assertThat(evict("sick-2", "{\"gracePeriodSeconds\":0}").code()).isEqualTo(429);
+        Response always = patch(PDBS + "/sick", "application/merge-patch+json",
+                "{\"spec\":{\"unhealthyPodEvictionPolicy\":\"AlwaysAllow\"}}");
+        assertThat(always.code()).as(always.body()).isEqualTo(200);
+        long generation = always.json().path("metadata").path("generation").asLong();
+        eventually(() -> assertThat(status("sick").path("observedGeneration").asLong()).isEqualTo(generation));
+        Response evicted = evict("sick-2", "{\"gracePeriodSeconds\":0}");
+        assertThat(evicted.code()).as(evicted.body()).isEqualTo(201);
+        assertThat(evict("sick-1", "{\"gracePeriodSeconds\":0}").code()).isEqualTo(429);
     }
 
     @Test

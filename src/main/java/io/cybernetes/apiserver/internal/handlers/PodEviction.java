@@ -156,9 +156,56 @@ public final class PodEviction implements SubresourceHandler {
         return false;
     }
 
-    private static Answer deleted(ResourceService service, ResourceType pods, Call call, DeleteOptions opts) {
-        new ResourceDeleter(service).delete(pods, call.namespace(), call.name(), opts);
+    /**
+     * Marks the pod {@code DisruptionTarget} (reason EvictionByEvictionAPI), as Kubernetes
+     * does before an eviction's delete so that the pod's controller (a Job's failure policy)
+     * knows why it goes, then deletes it — at the revision the mark wrote, when the caller
+     * asked for one.
+     */
+    private static Answer deleted(ResourceService service, ResourceType pods, Call call, DeleteOptions opts)
+            throws IOException {
+        DeleteOptions delete = opts;
+        if (!opts.dryRun()) {
+            Outcome marked = service.guaranteedUpdate(pods, call.namespace(), call.name(), "status", 0,
+                    call.reader().writeOptions(call.request()), old -> {
+                        String uid = Json.text(old, "metadata.uid");
+                        String rv = Json.text(old, "metadata.resourceVersion");
+                        if ((opts.preconditionUid() != null && !opts.preconditionUid().equals(uid))
+                                || (opts.preconditionResourceVersion() != null
+                                && !opts.preconditionResourceVersion().equals(rv))) {
+                            throw ApiException.conflict(pods, call.name(), "the object has been modified; please"
+                                    + " apply your changes to the latest version and try again");
+                        }
+                        ObjectNode updated = old.deepCopy();
+                        markDisruptionTarget(Json.child(updated, "status"));
+                        return updated;
+                    });
+            if (opts.preconditionResourceVersion() != null) {
+                delete = new DeleteOptions(opts.propagationPolicy(), opts.gracePeriodSeconds(), opts.preconditionUid(),
+                        Json.text(marked.object(), "metadata.resourceVersion"), false, opts.user());
+            }
+        }
+        new ResourceDeleter(service).delete(pods, call.namespace(), call.name(), delete);
         return Answer.success(201);
+    }
+
+    /** Sets the DisruptionTarget condition, its transition time kept when it was already True. */
+    static void markDisruptionTarget(ObjectNode status) {
+        var conditions = status.get("conditions") instanceof tools.jackson.databind.node.ArrayNode a ? a
+                : status.putArray("conditions");
+        ObjectNode condition = null;
+        for (JsonNode c : conditions) {
+            if ("DisruptionTarget".equals(c.path("type").asString(""))) {
+                condition = (ObjectNode) c;
+            }
+        }
+        if (condition == null) {
+            condition = conditions.addObject().put("type", "DisruptionTarget");
+        }
+        if (!"True".equals(condition.path("status").asString("")) || !condition.has("lastTransitionTime")) {
+            condition.put("lastTransitionTime", ResourceService.now());
+        }
+        condition.put("status", "True").put("reason", "EvictionByEvictionAPI").put("message", "Eviction API: evicting");
     }
 
     /** The Eviction's deleteOptions over the request's own (the grace period and preconditions it carries). */
