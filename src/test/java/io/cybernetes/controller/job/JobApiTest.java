@@ -165,6 +165,28 @@ class JobApiTest extends SimulatedClusterSupport {
     }
 
     @Test
+    void failuresAnIgnoreRuleMatchesAreNotCountedAndAFailIndexRuleEndsItsIndexAtOnce() {
+        create(job("ignored", "\"backoffLimit\":0,\"podFailurePolicy\":{\"rules\":[{\"action\":\"Ignore\","
+                + "\"onExitCodes\":{\"operator\":\"In\",\"values\":[7]}}]}", 0.2, 7, "Never"));
+        create(job("fail-index", "\"completions\":2,\"parallelism\":2,\"completionMode\":\"Indexed\","
+                + "\"backoffLimitPerIndex\":3,\"podFailurePolicy\":{\"rules\":[{\"action\":\"FailIndex\","
+                + "\"onExitCodes\":{\"operator\":\"In\",\"values\":[5]}}]}", 0.2, 5, "Never"));
+        // with a back-off limit of 0 every counted failure would fail the Job: ignored ones are replaced
+        await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> assertThat(pods("ignored").stream()
+                .filter(p -> "Failed".equals(p.path("status").path("phase").asString())).count())
+                .isGreaterThanOrEqualTo(3));
+        JsonNode ignored = job("ignored");
+        assertThat(ignored.path("status").path("failed").asInt()).isZero();
+        assertThat(condition(ignored, "Failed")).isNull();
+        assertThat(delete(JOBS + "/ignored").code()).isEqualTo(200);
+        // each index failed once, and none was tried again though its own limit was 3
+        awaitCondition("fail-index", "Failed", "FailedIndexes");
+        JsonNode failed = job("fail-index");
+        assertThat(failed.path("status").path("failedIndexes").asString()).isEqualTo("0,1");
+        assertThat(failed.path("status").path("failed").asInt()).isEqualTo(2);
+    }
+
+    @Test
     void indexesFailingTheirOwnLimitFailTheJobWhenAllAreDone() {
         create(job("per-index", "\"completions\":2,\"parallelism\":2,\"completionMode\":\"Indexed\","
                 + "\"backoffLimitPerIndex\":0", 0.2, 3, "Never"));
