@@ -297,6 +297,16 @@ class KubectlTest extends ApiTestSupport {
         assertThat(r.out()).contains("How many pods to run. Defaults to 1.");
         Run pod = kubectl("explain", "pods.spec.restartPolicy");
         assertThat(pod.out()).contains("Whether containers are restarted when they exit");
+        for (String[] field : new String[][] {
+                {"svc.spec.clusterIP", "handed out from the Service CIDR unless asked for"},
+                {"pdb.spec.maxUnavailable", "a percentage of the pods' controller's scale"},
+                {"rc.spec.selector", "defaults to the template's labels"},
+                {"cronjob.spec.schedule", "in cron format"},
+                {"jobs.spec.backoffLimit", "Defaults to 6."}}) {
+            Run explained = kubectl("explain", field[0]);
+            assertThat(explained.exit()).as(explained.all()).isZero();
+            assertThat(explained.out().replaceAll("\\s+", " ")).as(field[0]).contains(field[1]);
+        }
         // the same from /openapi/v2, read in its protobuf form
         Run v2 = kubectl("explain", "deployment.spec.replicas", "--output=plaintext-openapiv2");
         assertThat(v2.exit()).as(v2.all()).isZero();

@@ -113,6 +113,43 @@ class CronJobControllerTest {
     }
 
     @Test
+    void theScheduleIsReadInItsTimeZone() throws Exception {
+        cronJob("0 9 * * *", ",\"timeZone\":\"Asia/Tokyo\"", "2026-11-28T23:00:00Z");
+        clock.now = Instant.parse("2026-11-29T00:00:30Z");
+        reconcile();
+        // nine in Tokyo is midnight UTC (read in UTC, nothing would be due before 09:00 UTC); the
+        // scheduled time is written in the CronJob's zone, as Kubernetes writes it
+        assertThat(jobsCreated()).hasSize(1);
+        assertThat(jobsCreated().get(0).getMetadata().getAnnotations().get(CronJobController.SCHEDULED_TIMESTAMP))
+                .isEqualTo("2026-11-29T09:00:00+09:00");
+    }
+
+    /** A Job of the CronJob that finished ({@code Complete} or {@code Failed}) after starting at {@code start}. */
+    private void finished(CronJob cj, String name, String how, String start) {
+        Job j = Json.convert(Json.MAPPER.readTree(("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":"
+                + "{\"name\":\"NAME\",\"namespace\":\"ns\",\"uid\":\"NAME-uid\"},\"status\":{\"startTime\":\"START\","
+                + "\"conditions\":[{\"type\":\"HOW\",\"status\":\"True\"}]}}").replace("NAME", name)
+                .replace("START", start).replace("HOW", how)), Job.class);
+        j.getMetadata().setOwnerReferences(List.of(OwnerReferences.controlledBy(cj)));
+        jobs.put(j);
+    }
+
+    @Test
+    void finishedJobsBeyondTheHistoryLimitsAreDeletedOldestFirst() throws Exception {
+        CronJob cj = cronJob("0 0 1 1 *", ",\"failedJobsHistoryLimit\":1,\"successfulJobsHistoryLimit\":2",
+                "2026-11-29T09:00:00Z");
+        finished(cj, "failed-old", "Failed", "2026-11-29T10:00:00Z");
+        finished(cj, "failed-new", "Failed", "2026-11-29T11:00:00Z");
+        finished(cj, "done-1", "Complete", "2026-11-29T10:30:00Z");
+        finished(cj, "done-2", "Complete", "2026-11-29T10:40:00Z");
+        finished(cj, "done-3", "Complete", "2026-11-29T11:30:00Z");
+        clock.now = Instant.parse("2026-11-29T12:07:10Z");
+        reconcile();
+        assertThat(client.actions.stream().filter(a -> a.startsWith("delete Job")).map(a -> a.split(" ")[2]))
+                .containsExactlyInAnyOrder("failed-old", "done-1");
+    }
+
+    @Test
     void aSuspendedCronJobStartsNothing() throws Exception {
         cronJob("* * * * *", ",\"suspend\":true", "2026-11-29T11:00:00Z");
         clock.now = Instant.parse("2026-11-29T12:07:10Z");

@@ -27,8 +27,8 @@ class DrainKubectlTest extends SimulatedClusterSupport {
 
     @Test
     void drainingANodeRespectsTheBudgetAndThePodsComeBackElsewhere() throws Exception {
-        startNodes(node("drain-a", "8", "zone-d", Map.of("pool", "drain"), List.of()),
-                node("drain-b", "8", "zone-d", Map.of("pool", "drain"), List.of()));
+        // the pods all start on drain-a; drain-b comes once they run
+        startNodes(node("drain-a", "8", "zone-d", Map.of("pool", "drain"), List.of()));
         Kubectl kubectl = new Kubectl(endpoints.adminKubeconfig(), dir);
         String ns = "drain";
         assertThat(kubectl.run("create", "namespace", ns).exit()).isZero();
@@ -73,10 +73,16 @@ class DrainKubectlTest extends SimulatedClusterSupport {
         assertThat(kubectl.run("-n", ns, "get", "pdb").out())
                 .containsPattern("NAME\\s+MIN AVAILABLE\\s+MAX UNAVAILABLE\\s+ALLOWED DISRUPTIONS\\s+AGE")
                 .containsPattern("app\\s+N/A\\s+1\\s+1\\s+\\d+s");
+        startNodes(node("drain-b", "8", "zone-d", Map.of("pool", "drain"), List.of()));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(kubectl.run("get", "node", "drain-b",
+                "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}").out()).isEqualTo("True"));
         Kubectl.Run drained = kubectl.run("drain", "drain-a", "--ignore-daemonsets", "--delete-emptydir-data",
                 "--timeout=120s");
         assertThat(drained.exit()).as(drained.all()).isZero();
         assertThat(drained.all()).contains("node/drain-a cordoned", "node/drain-a drained");
+        // four pods on the node, one disruption allowed: evictions were refused, and retried
+        assertThat(drained.all()).contains("(will retry after 5s): Cannot evict pod as it would violate the pod's"
+                + " disruption budget.");
         assertThat(kubectl.run("get", "node", "drain-a", "-o", "jsonpath={.spec.unschedulable}").out()).isEqualTo("true");
         await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
             String nodes = kubectl.run("-n", ns, "get", "pods", "-l", "app=app", "--field-selector=status.phase=Running",
