@@ -164,6 +164,34 @@ class ServiceApiTest extends ApiTestSupport {
     }
 
     @Test
+    void clientIpAffinityGetsItsTimeoutAndOnlyIpv4IsServed() {
+        Response sticky = create("sticky", "{\"sessionAffinity\":\"ClientIP\",\"ports\":[{\"port\":80}]}");
+        assertThat(sticky.code()).as(sticky.body()).isEqualTo(201);
+        assertThat(sticky.json().path("spec").path("sessionAffinityConfig").path("clientIP").path("timeoutSeconds")
+                .asInt()).isEqualTo(10800);
+        Response tooLong = create("sticky-long", "{\"sessionAffinity\":\"ClientIP\",\"sessionAffinityConfig\":"
+                + "{\"clientIP\":{\"timeoutSeconds\":86401}},\"ports\":[{\"port\":80}]}");
+        assertThat(tooLong.code()).isEqualTo(422);
+        assertThat(tooLong.text("message")).contains("spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value:"
+                + " 86401: must be greater than 0 and less than 86400");
+        Response v6 = create("v6", "{\"ipFamilies\":[\"IPv6\"],\"ports\":[{\"port\":80}]}");
+        assertThat(v6.code()).isEqualTo(422);
+        assertThat(v6.text("message")).isEqualTo("Service \"v6\" is invalid: spec.ipFamilies[0]: Invalid value:"
+                + " \"IPv6\": not configured on this cluster");
+        Response dual = create("dual", "{\"ipFamilyPolicy\":\"RequireDualStack\",\"ports\":[{\"port\":80}]}");
+        assertThat(dual.code()).isEqualTo(422);
+        assertThat(dual.text("message")).isEqualTo("Service \"dual\" is invalid: spec.ipFamilyPolicy: Invalid value:"
+                + " \"RequireDualStack\": this cluster is not configured for dual-stack services");
+        // preferring dual-stack on a single-stack cluster gets the one family there is
+        Response prefer = create("prefer", "{\"ipFamilyPolicy\":\"PreferDualStack\",\"ports\":[{\"port\":80}]}");
+        assertThat(prefer.code()).as(prefer.body()).isEqualTo(201);
+        assertThat(prefer.json().path("spec").path("ipFamilies").toString()).isEqualTo("[\"IPv4\"]");
+        assertThat(prefer.json().path("spec").path("clusterIPs").size()).isEqualTo(1);
+        assertThat(get(SVC + "/v6").code()).isEqualTo(404);
+        assertThat(get(SVC + "/dual").code()).isEqualTo(404);
+    }
+
+    @Test
     void headlessExternalNameAndLoadBalancerServices() {
         Response headless = create("headless", "{\"clusterIP\":\"None\",\"selector\":{\"app\":\"db\"}}");
         assertThat(headless.code()).as(headless.body()).isEqualTo(201);

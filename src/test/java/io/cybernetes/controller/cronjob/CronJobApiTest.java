@@ -102,6 +102,16 @@ class CronJobApiTest extends SimulatedClusterSupport {
         Kubectl.Run got = kubectl.run("-n", NS, "get", "cronjobs");
         assertThat(got.out()).containsPattern("NAME\\s+SCHEDULE\\s+TIMEZONE\\s+SUSPEND\\s+ACTIVE\\s+LAST SCHEDULE\\s+AGE")
                 .containsPattern("manual\\s+\\* \\* \\* \\* \\*\\s+<none>\\s+True\\s+0\\s+<none>");
+        // kubectl create cronjob (a protobuf body), as the README shows it
+        Kubectl.Run created = kubectl.run("-n", NS, "create", "cronjob", "nightly", "--image=busybox",
+                "--schedule=0 3 * * *", "--restart=OnFailure", "--", "date");
+        assertThat(created.exit()).as(created.all()).isZero();
+        assertThat(created.out()).contains("cronjob.batch/nightly created");
+        JsonNode nightly = get(CRON + "/nightly").json();
+        assertThat(nightly.path("spec").path("schedule").asString()).isEqualTo("0 3 * * *");
+        assertThat(nightly.path("spec").path("concurrencyPolicy").asString()).isEqualTo("Allow");
+        assertThat(nightly.path("spec").path("jobTemplate").path("spec").path("template").path("spec")
+                .path("containers").path(0).path("command").toString()).isEqualTo("[\"date\"]");
     }
 
     @Test

@@ -179,10 +179,17 @@ final class ServiceValidation {
             causes.add(MetaValidation.notSupported("spec.ipFamilyPolicy", policy,
                     "\"PreferDualStack\", \"RequireDualStack\", \"SingleStack\""));
         }
-        for (JsonNode f : spec.path("ipFamilies")) {
-            if (!"IPv4".equals(f.asString(""))) {
-                causes.add(MetaValidation.invalid("spec.ipFamilies", f.asString(""),
-                        "not configured on this cluster (only IPv4 Service addresses are)"));
+        // the cluster serves IPv4 Service addresses only, as a kube-apiserver with one IPv4 range
+        boolean headlessWithoutSelector = "None".equals(spec.path("clusterIP").asString(""))
+                && spec.path("selector").isEmpty();
+        if ("RequireDualStack".equals(policy) && !headlessWithoutSelector) {
+            causes.add(MetaValidation.invalid("spec.ipFamilyPolicy", policy,
+                    "this cluster is not configured for dual-stack services"));
+        }
+        for (int i = 0; i < spec.path("ipFamilies").size(); i++) {
+            String family = spec.path("ipFamilies").path(i).asString("");
+            if (!"IPv4".equals(family)) {
+                causes.add(MetaValidation.invalid("spec.ipFamilies[" + i + "]", family, "not configured on this cluster"));
             }
         }
     }
