@@ -46,6 +46,7 @@ public final class WebSocketConnection {
     private final java.io.Closeable connection;
     private final SecureRandom random = new SecureRandom();
     private boolean closeSent;
+    private Runnable whenClosed;
 
     /** A WebSocket over the streams, its handshake done; {@code client} masks what it sends. */
     public WebSocketConnection(InputStream in, OutputStream out, String protocol, boolean client,
@@ -301,6 +302,24 @@ public final class WebSocketConnection {
         out.flush();
     }
 
+    /** Runs {@code action} once, when this end sends its close (at once when it has already). */
+    public void whenClosed(Runnable action) {
+        boolean now;
+        synchronized (this) {
+            now = closeSent;
+            if (!now) {
+                Runnable before = whenClosed;
+                whenClosed = before == null ? action : () -> {
+                    before.run();
+                    action.run();
+                };
+            }
+        }
+        if (now) {
+            action.run();
+        }
+    }
+
     /** Sends a close with the code (once); a client's connection is closed with it, a server's when its handler returns. */
     public synchronized void close(int code, String reason) {
         if (closeSent) {
@@ -317,6 +336,11 @@ public final class WebSocketConnection {
             // the peer is gone already
         }
         closeSent = true;
+        if (whenClosed != null) {
+            Runnable action = whenClosed;
+            whenClosed = null;
+            action.run();
+        }
         if (client && connection != null) {
             try {
                 connection.close();

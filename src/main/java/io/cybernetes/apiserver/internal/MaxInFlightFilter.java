@@ -26,7 +26,8 @@ import java.util.concurrent.Semaphore;
  * tenants' requests keeps the cluster's administrators or its control loops waiting.
  * Long-running requests do not count: watches not at all, streams to nodes (a pod's log,
  * exec, attach, port-forward, a node's proxy) against a limit of their own, so that people
- * following logs never starve the server of ordinary requests, nor the other way round.
+ * following logs never starve the server of ordinary requests, nor the other way round; a
+ * stream upgraded to a session holds its permit until the session ends ({@link LongRunningPermit}).
  */
 final class MaxInFlightFilter extends OncePerRequestFilter {
 
@@ -94,10 +95,22 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
             response.getOutputStream().write(e.toBytes());
             return;
         }
+        if (!stream) {
+            try {
+                chain.doFilter(request, response);
+            } finally {
+                pool.release();
+            }
+            return;
+        }
+        LongRunningPermit permit = new LongRunningPermit(pool);
+        request.setAttribute(LongRunningPermit.ATTRIBUTE, permit);
         try {
             chain.doFilter(request, response);
         } finally {
-            pool.release();
+            if (!permit.handedOff()) {
+                permit.release();
+            }
         }
     }
 }

@@ -119,4 +119,35 @@ class MaxInFlightFilterTest {
         filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), after, (req, res) -> servedAfter[0] = true);
         assertThat(servedAfter[0]).isTrue();
     }
+
+    @Test
+    void streamsHaveALimitOfTheirOwnAndAnUpgradedSessionHoldsItsPermitUntilItEnds() throws Exception {
+        MaxInFlightFilter filter = new MaxInFlightFilter(new ApiServerProperties(0, "127.0.0.1", 1024, 1,
+                Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofSeconds(60), 65536, 1));
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a"));
+        // an exec upgraded to a session: the request returns, the session goes on
+        Runnable[] endSession = new Runnable[1];
+        MockHttpServletRequest exec = as(alice);
+        exec.setRequestURI("/api/v1/namespaces/ns/pods/p/exec");
+        MockHttpServletResponse upgraded = new MockHttpServletResponse();
+        filter.doFilter(exec, upgraded, (req, res) -> endSession[0] = LongRunningPermit.handOff(
+                (jakarta.servlet.http.HttpServletRequest) req));
+        assertThat(upgraded.getStatus()).isEqualTo(200);
+        // while it lasts, no other stream gets in; ordinary requests do
+        MockHttpServletRequest log = as(alice);
+        log.setRequestURI("/api/v1/namespaces/ns/pods/p/log");
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(log, refused, (req, res) -> ((MockHttpServletResponse) res).setStatus(200));
+        assertThat(refused.getStatus()).isEqualTo(429);
+        assertThat(status(filter, alice)).isEqualTo(200);
+        // the session ends (twice, harmlessly): the permit is back
+        endSession[0].run();
+        endSession[0].run();
+        MockHttpServletResponse served = new MockHttpServletResponse();
+        filter.doFilter(log, served, (req, res) -> ((MockHttpServletResponse) res).setStatus(200));
+        assertThat(served.getStatus()).isEqualTo(200);
+        MockHttpServletResponse again = new MockHttpServletResponse();
+        filter.doFilter(log, again, (req, res) -> ((MockHttpServletResponse) res).setStatus(200));
+        assertThat(again.getStatus()).as("a log stream gives its permit back when its request ends").isEqualTo(200);
+    }
 }

@@ -152,16 +152,24 @@ public final class KubeletClient {
 
     /** A failed dial, worded as Go's HTTP client words it. */
     static ApiException unreachable(URI uri, IOException e) {
+        return ApiException.of(500, "", "Get \"" + uri + "\": " + dialError(uri, e));
+    }
+
+    /** A stream's upgrade that could not reach the kubelet, in kube-apiserver's proxy's words. */
+    static ApiException unreachableForUpgrade(URI uri, IOException e) {
+        return ApiException.of(500, "", "error dialing backend: " + dialError(uri, e));
+    }
+
+    private static String dialError(URI uri, IOException e) {
         String hostPort = uri.getHost() + ":" + uri.getPort();
-        String why;
         if (e instanceof ConnectException) {
-            why = "dial tcp " + hostPort + ": connect: connection refused";
-        } else if (e instanceof HttpConnectTimeoutException || e instanceof HttpTimeoutException) {
-            why = "dial tcp " + hostPort + ": i/o timeout";
-        } else {
-            why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            return "dial tcp " + hostPort + ": connect: connection refused";
         }
-        return ApiException.of(500, "", "Get \"" + uri + "\": " + why);
+        if (e instanceof HttpConnectTimeoutException || e instanceof HttpTimeoutException
+                || e instanceof java.net.SocketTimeoutException) {
+            return "dial tcp " + hostPort + ": i/o timeout";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     /** Writes a JSON Status for a refusal before any of the stream went out. */

@@ -4,6 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.KubeletApi;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.api.WebSocketConnection;
+import io.cybernetes.apiserver.internal.LongRunningPermit;
 import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.apiserver.internal.handlers.StreamedSubresource;
 import jakarta.servlet.http.HttpServletRequest;
@@ -194,7 +195,7 @@ final class PodStreams implements StreamedSubresource {
             throw ApiException.of(500, "InternalError", "Internal error occurred: unable to upgrade connection: "
                     + (r.body().isEmpty() ? "the kubelet answered " + r.code() : r.body()));
         } catch (IOException e) {
-            throw KubeletClient.unreachable(URI.create("https://" + uri.getAuthority() + uri.getRawPath()), e);
+            throw KubeletClient.unreachableForUpgrade(uri, e);
         }
     }
 
@@ -228,7 +229,9 @@ final class PodStreams implements StreamedSubresource {
         }
         if (response.getStatus() != 101) {
             relay.closeNode();
+            return;
         }
+        relay.node.whenClosed(LongRunningPermit.handOff(request));
     }
 
     /**

@@ -4,6 +4,7 @@ import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.SpdySession;
 import io.cybernetes.api.WebSocketConnection;
+import io.cybernetes.apiserver.internal.LongRunningPermit;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpUpgradeHandler;
@@ -94,6 +95,7 @@ final class SpdyStreams {
         response.setHeader(PROTOCOL_HEADER, protocol);
         try {
             request.upgrade(Upgraded.class).start = start;
+            node.whenClosed(LongRunningPermit.handOff(request));
         } catch (IOException | RuntimeException e) {
             node.close(1000, "");
             throw e;
