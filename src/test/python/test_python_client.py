@@ -167,6 +167,28 @@ def test_stream_exec_over_websocket(api):
     assert resp.returncode == 5
 
 
+def test_stream_exec_with_a_terminal_prompts_echoes_and_takes_a_resize(api):
+    import json
+    from kubernetes.stream import stream
+    v1 = client.CoreV1Api(api)
+    _running_pod(v1, "terminal")
+    resp = stream(v1.connect_get_namespaced_pod_exec, "terminal", NS, command=["sh"],
+                  stderr=True, stdin=True, stdout=True, tty=True, _preload_content=False)
+    resp.write_channel(4, json.dumps({"Width": 120, "Height": 40}))
+    resp.write_stdin("echo hi\n")
+    out = ""
+    deadline = time.time() + 15
+    while time.time() < deadline and not out.endswith("hi\r\n/ # "):
+        resp.update(timeout=1)
+        if resp.peek_stdout():
+            out += resp.read_stdout()
+    # over a terminal: a prompt, what was typed echoed, and CR LF line ends
+    assert out == "/ # echo hi\r\nhi\r\n/ # "
+    resp.write_stdin("exit 3\n")
+    resp.run_forever(timeout=10)
+    assert resp.returncode == 3
+
+
 def test_portforward_over_websocket(api):
     from kubernetes.stream import portforward
     v1 = client.CoreV1Api(api)

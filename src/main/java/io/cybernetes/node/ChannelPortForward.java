@@ -65,7 +65,7 @@ final class ChannelPortForward {
             }
             WebSocketConnection.Message m;
             while ((m = ws.read()) != null) {
-                if (m.opcode() != WebSocketConnection.BINARY || m.data().length == 0) {
+                if (m.data().length == 0) { // text frames carry channels as binary ones do
                     continue;
                 }
                 int ch = m.data()[0] & 0xFF;

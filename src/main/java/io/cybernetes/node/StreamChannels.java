@@ -82,8 +82,8 @@ final class StreamChannels {
             try {
                 WebSocketConnection.Message m;
                 while ((m = ws.read()) != null) {
-                    if (m.opcode() != WebSocketConnection.BINARY || m.data().length == 0) {
-                        continue;
+                    if (m.data().length == 0) {
+                        continue; // text frames carry channels as binary ones do (the Python client sends text)
                     }
                     int ch = m.data()[0] & 0xFF;
                     if (ch == STDIN) {

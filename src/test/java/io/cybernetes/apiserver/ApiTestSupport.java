@@ -146,6 +146,31 @@ public abstract class ApiTestSupport {
         }
     }
 
+    /** The server's audit log. */
+    protected Path auditLog() {
+        return endpoints.adminKubeconfig().getParent().resolve("audit.log");
+    }
+
+    /** The audit.k8s.io/v1 Event line the server wrote for a response, found by its Audit-Id. */
+    protected JsonNode auditEvent(Response r) {
+        String id = r.headers().firstValue("Audit-Id").orElseThrow();
+        Path log = auditLog();
+        java.util.concurrent.atomic.AtomicReference<JsonNode> found = new java.util.concurrent.atomic.AtomicReference<>();
+        eventually(() -> {
+            try {
+                for (String line : java.nio.file.Files.readAllLines(log)) {
+                    if (line.contains(id) && line.endsWith("}")) {
+                        found.set(io.cybernetes.api.Json.MAPPER.readTree(line));
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            org.assertj.core.api.Assertions.assertThat(found.get()).as("audit line for " + id).isNotNull();
+        });
+        return found.get();
+    }
+
     protected Response createNamespace(String name) {
         return post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + name
                 + "\"}}");

@@ -30,35 +30,13 @@ class AuditTest extends ApiTestSupport {
     @Autowired
     InProcessCredentials credentials;
 
-    private Path auditLog() {
-        return endpoints.adminKubeconfig().getParent().resolve("audit.log");
-    }
-
-    private JsonNode event(Response r) {
-        String id = r.headers().firstValue("Audit-Id").orElseThrow();
-        AtomicReference<JsonNode> found = new AtomicReference<>();
-        eventually(() -> {
-            try {
-                for (String line : Files.readAllLines(auditLog())) {
-                    if (line.contains(id) && line.endsWith("}")) {
-                        found.set(Json.MAPPER.readTree(line));
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            assertThat(found.get()).as("audit line for " + id).isNotNull();
-        });
-        return found.get();
-    }
-
     @Test
     void anAllowedChangeIsRecordedWithItsBody() {
         assertThat(createNamespace("audited").code()).isIn(201, 409);
         Response r = post("/api/v1/namespaces/audited/configmaps", "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
                 + "\"metadata\":{\"name\":\"c-" + System.nanoTime() + "\"},\"data\":{\"k\":\"v\"}}");
         assertThat(r.code()).isEqualTo(201);
-        JsonNode e = event(r);
+        JsonNode e = auditEvent(r);
         assertThat(e.path("kind").asString()).isEqualTo("Event");
         assertThat(e.path("apiVersion").asString()).isEqualTo("audit.k8s.io/v1");
         assertThat(e.path("level").asString()).isEqualTo("Request");
@@ -79,7 +57,7 @@ class AuditTest extends ApiTestSupport {
         Response r = callWithHeaders(token(), "GET", "/api/v1/namespaces/default/configmaps", null, null,
                 "application/json", "Impersonate-User", "bob", "Impersonate-Group", "team-b");
         assertThat(r.code()).isEqualTo(403);
-        JsonNode e = event(r);
+        JsonNode e = auditEvent(r);
         assertThat(e.path("user").path("username").asString()).isEqualTo("admin");
         assertThat(e.path("impersonatedUser").path("username").asString()).isEqualTo("bob");
         assertThat(e.path("impersonatedUser").path("groups").toString())
@@ -132,7 +110,7 @@ class AuditTest extends ApiTestSupport {
     void aDeniedRequestIsRecordedWithTheDecision() {
         Response r = callAs("bob-token", "GET", "/api/v1/namespaces/kube-system/secrets", null, null, "application/json");
         assertThat(r.code()).isEqualTo(403);
-        JsonNode e = event(r);
+        JsonNode e = auditEvent(r);
         assertThat(e.path("level").asString()).isEqualTo("Metadata");
         assertThat(e.path("verb").asString()).isEqualTo("list");
         assertThat(e.path("user").path("username").asString()).isEqualTo("bob");
@@ -145,7 +123,7 @@ class AuditTest extends ApiTestSupport {
     void refusedCredentialsAreRecordedToo() {
         Response r = callAs("not-a-token", "DELETE", "/api/v1/namespaces/default", null, null, null);
         assertThat(r.code()).isEqualTo(401);
-        JsonNode e = event(r);
+        JsonNode e = auditEvent(r);
         assertThat(e.path("responseStatus").path("code").asInt()).isEqualTo(401);
         assertThat(e.path("user").has("username")).isFalse();
         assertThat(e.path("verb").asString()).isEqualTo("delete");
@@ -156,7 +134,7 @@ class AuditTest extends ApiTestSupport {
         Response r = post("/api/v1/namespaces/default/secrets", "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":"
                 + "{\"name\":\"s-" + System.nanoTime() + "\"},\"stringData\":{\"password\":\"hunter2\"}}");
         assertThat(r.code()).isEqualTo(201);
-        JsonNode e = event(r);
+        JsonNode e = auditEvent(r);
         assertThat(e.path("level").asString()).isEqualTo("Metadata");
         assertThat(e.has("requestObject")).isFalse();
         assertThat(e.toString()).doesNotContain("hunter2");
@@ -168,7 +146,7 @@ class AuditTest extends ApiTestSupport {
         assertThat(r.code()).isEqualTo(200);
         String id = r.headers().firstValue("Audit-Id").orElseThrow();
         Response marker = get("/api/v1/namespaces/default");
-        event(marker);
+        auditEvent(marker);
         try {
             assertThat(Files.readString(auditLog())).doesNotContain(id);
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.cybernetes.node;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.X509Certificates;
+import io.cybernetes.apiserver.Kubectl;
 import io.cybernetes.apiserver.SimulatedClusterSupport;
 import io.cybernetes.client.ApiClient;
 import io.fabric8.kubernetes.api.model.Node;
@@ -39,6 +40,9 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
 
     static final String NS = "node-process";
 
+    @org.junit.jupiter.api.io.TempDir
+    Path dir;
+
     @BeforeAll
     void namespace() {
         assertThat(createNamespace(NS).code()).isIn(201, 409);
@@ -66,7 +70,7 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.cybernetes.CybernetesApplication", "node-agent",
                 "--server", server(), "--pki", pki().toString(), "--nodes", "2", "--name-prefix", "proc-",
-                "--zones", "zone-p", "--startup-delay", "100ms", "--heartbeat", "1s", "--kubelet-port", "0",
+                "--zones", "zone-p", "--startup-delay", "3s", "--heartbeat", "1s", "--kubelet-port", "0",
                 "--log-interval", "100ms")
                 .redirectErrorStream(true).redirectOutput(new File("target/node-agent-process.log")).start();
         try (Writer stdin = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8)) {
@@ -78,6 +82,13 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
                     {"apiVersion":"v1","kind":"Pod","metadata":{"name":"on-proc"},
                      "spec":{"nodeSelector":{"kubernetes.io/hostname":"proc-1"},
                       "containers":[{"name":"c","image":"nginx"}]}}""").code()).isEqualTo(201);
+            // bound but not yet started (the agent waits 3 s): its kubelet says so, in the kubelet's words
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                var waiting = call("GET", "/api/v1/namespaces/" + NS + "/pods/on-proc/log", null, null, "*/*", true);
+                assertThat(waiting.code()).as(waiting.body()).isEqualTo(400);
+                assertThat(waiting.text("message")).isEqualTo("container \"c\" in pod \"on-proc\" is waiting to start:"
+                        + " ContainerCreating");
+            });
             await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get("/api/v1/namespaces/" + NS
                     + "/pods/on-proc").json().path("status").path("phase").asString()));
             assertThat(get("/api/v1/namespaces/" + NS + "/pods/on-proc").text("status.podIP")).startsWith("10.100.1.");
@@ -88,6 +99,14 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
                 assertThat(log.body()).startsWith("[cybernetes] started container c (image nginx)\n")
                         .contains("c: running in pod " + NS + "/on-proc on proc-1 (2)");
             });
+
+            // and its exec and port-forward
+            Kubectl kubectl = new Kubectl(endpoints.adminKubeconfig(), dir);
+            Kubectl.Run host = kubectl.run("-n", NS, "exec", "on-proc", "--", "sh", "-c", "hostname; exit 4");
+            assertThat(host.exit()).as(host.all()).isEqualTo(4);
+            assertThat(host.out()).isEqualTo("on-proc\n");
+            assertThat(PortForwarding.get(endpoints.adminKubeconfig(), dir, java.util.Map.of(), NS, "on-proc", 8080,
+                    "/from-a-process")).containsExactly("pod " + NS + "/on-proc port 8080: GET /from-a-process\n");
 
             stdin.write("not-ready proc-2\n");
             stdin.flush();

@@ -46,8 +46,10 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
                           {"name":"DERIVED","value":"$(GREETING)!"}],
                    "envFrom":[{"prefix":"CFG_","configMapRef":{"name":"settings"}}],
                    "volumeMounts":[{"name":"config","mountPath":"/etc/config"},
+                                   {"name":"creds","mountPath":"/etc/creds","readOnly":true},
                                    {"name":"info","mountPath":"/etc/podinfo"}]}],
                   "volumes":[{"name":"config","configMap":{"name":"settings"}},
+                             {"name":"creds","secret":{"secretName":"creds"}},
                              {"name":"info","downwardAPI":{"items":[{"path":"labels",
                                "fieldRef":{"fieldPath":"metadata.labels"}}]}}]}}""").code()).isIn(201, 409);
         await().atMost(Duration.ofSeconds(30)).until(() -> "Running".equals(get(PODS + "/shell").json()
@@ -92,6 +94,8 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
                 "/var/run/secrets/kubernetes.io/serviceaccount");
         assertThat(ls.out()).isEqualTo("/etc/config:\ngreeting\nmode\n/var/run/secrets/kubernetes.io/serviceaccount:\n"
                 + "ca.crt\nnamespace\ntoken\n");
+        Kubectl.Run secret = kubectl().run("-n", NS, "exec", "shell", "--", "cat", "/etc/creds/password");
+        assertThat(secret.out()).isEqualTo("s3cret");
         Kubectl.Run labels = kubectl().run("-n", NS, "exec", "shell", "--", "cat", "/etc/podinfo/labels");
         assertThat(labels.out()).isEqualTo("app=\"shell\"");
         Kubectl.Run token = kubectl().run("-n", NS, "exec", "shell", "--", "sh", "-c",
@@ -132,6 +136,48 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
         assertThat(unknown.err()).contains("sh: nope: not found");
     }
 
+    /** A WebSocket exec of {@code sh -c script} through the API server, offering only {@code protocol}. */
+    private String[] execOver(String protocol, String script) throws Exception {
+        java.nio.file.Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        var ca = io.cybernetes.api.CertificateAuthority.of(
+                io.cybernetes.api.X509Certificates.readCertificate(pki.resolve("ca.crt")),
+                io.cybernetes.api.X509Certificates.readPrivateKey(pki.resolve("ca.key")));
+        java.security.KeyStore none = java.security.KeyStore.getInstance("PKCS12");
+        none.load(null, null);
+        java.net.URI uri = java.net.URI.create("wss://127.0.0.1:" + endpoints.httpsPort() + PODS + "/shell/exec?command=sh"
+                + "&command=-c&command=" + java.net.URLEncoder.encode(script, java.nio.charset.StandardCharsets.UTF_8)
+                + "&stdout=true&stderr=true");
+        var ws = io.cybernetes.api.WebSocketConnection.connect(ca.tls(none), uri, java.util.List.of(protocol),
+                java.util.Map.of("Authorization", "Bearer " + token()), Duration.ofSeconds(30));
+        assertThat(ws.protocol()).isEqualTo(protocol);
+        StringBuilder[] channels = {new StringBuilder(), new StringBuilder(), new StringBuilder(), new StringBuilder()};
+        io.cybernetes.api.WebSocketConnection.Message m;
+        while ((m = ws.read()) != null) {
+            if (m.data().length > 1 && m.data()[0] < channels.length) {
+                channels[m.data()[0]].append(new String(m.data(), 1, m.data().length - 1,
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        ws.close(1000, "");
+        return new String[] {channels[1].toString(), channels[2].toString(), channels[3].toString()};
+    }
+
+    @Test
+    void theEarlierChannelProtocolsAreSpokenAsKubernetesSpeaksThem() throws Exception {
+        // v4 and v5: the error channel carries a Status; before them, only a failure's message
+        String[] v5 = execOver("v5.channel.k8s.io", "echo five; exit 2");
+        assertThat(v5[0]).isEqualTo("five\n");
+        assertThat(v5[2]).contains("\"reason\":\"NonZeroExitCode\"", "\"message\":\"2\"");
+        for (String protocol : new String[] {"v3.channel.k8s.io", "v2.channel.k8s.io", "channel.k8s.io"}) {
+            String[] ok = execOver(protocol, "echo out; echo err >&2");
+            assertThat(ok[0]).as(protocol).isEqualTo("out\n");
+            assertThat(ok[1]).as(protocol).isEqualTo("err\n");
+            assertThat(ok[2]).as(protocol).isEmpty();
+            String[] failed = execOver(protocol, "exit 3");
+            assertThat(failed[2]).as(protocol).isEqualTo("error executing command [sh -c exit 3], exit code 3");
+        }
+    }
+
     @Test
     void refusalsAreKubernetesOwn() {
         var noUpgrade = get(PODS + "/shell/exec?command=ls&stdout=true");
@@ -140,10 +186,24 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
         var noStreams = get(PODS + "/shell/exec?command=ls");
         assertThat(noStreams.code()).isEqualTo(400);
         assertThat(noStreams.text("message")).isEqualTo("you must specify at least 1 of stdin, stdout, stderr");
-        var refused = callAs("carol-token", "GET", PODS + "/shell/exec?command=ls&stdout=true", null, null, "*/*");
-        assertThat(refused.code()).isEqualTo(403);
-        assertThat(refused.text("message")).isEqualTo("pods \"shell\" is forbidden: User \"carol\" cannot get resource"
-                + " \"pods/exec\" in API group \"\" in the namespace \"" + NS + "\"");
+        // each stream's verb as Kubernetes authorizes it: get for a WebSocket's GET, create for SPDY's POST
+        for (String[] c : new String[][] {{"GET", "exec?command=ls&stdout=true", "get", "pods/exec"},
+                {"POST", "exec?command=ls&stdout=true", "create", "pods/exec"},
+                {"GET", "attach?stdout=true", "get", "pods/attach"},
+                {"POST", "attach?stdout=true", "create", "pods/attach"},
+                {"POST", "portforward?ports=80", "create", "pods/portforward"},
+                {"PATCH", "ephemeralcontainers", "patch", "pods/ephemeralcontainers"},
+                {"PUT", "ephemeralcontainers", "update", "pods/ephemeralcontainers"}}) {
+            var refused = callAs("carol-token", c[0], PODS + "/shell/" + c[1], c[0].equals("PATCH")
+                    ? "application/strategic-merge-patch+json" : "application/json", c[0].startsWith("P") ? "{}"
+                    : null, "*/*");
+            assertThat(refused.code()).as(String.join(" ", c)).isEqualTo(403);
+            assertThat(refused.text("message")).isEqualTo("pods \"shell\" is forbidden: User \"carol\" cannot " + c[2]
+                    + " resource \"" + c[3] + "\" in API group \"\" in the namespace \"" + NS + "\"");
+        }
+        var noContainer = get(PODS + "/shell/exec?command=ls&stdout=true&container=nope");
+        assertThat(noContainer.code()).isEqualTo(400);
+        assertThat(noContainer.text("message")).isEqualTo("container nope is not valid for pod shell");
         assertThat(post(PODS, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"unplaced\"},\"spec\":"
                 + "{\"nodeSelector\":{\"no\":\"such-node\"},\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}")
                 .code()).isIn(201, 409);

@@ -238,6 +238,44 @@ class PodLogsKubectlTest extends SimulatedClusterSupport {
         assertThat(r.code()).isEqualTo(500);
         assertThat(r.text("message")).isEqualTo("Get \"https://127.0.0.1:" + closed + "/containerLogs/" + NS
                 + "/stranded/app\": dial tcp 127.0.0.1:" + closed + ": connect: connection refused");
+        // a stream to it fails the same way, in the words of kube-apiserver's proxy
+        Kubectl.Run exec = kubectl().run("-n", NS, "exec", "stranded", "--", "ls");
+        assertThat(exec.exit()).isNotZero();
+        assertThat(exec.err()).contains("error dialing backend: dial tcp 127.0.0.1:" + closed
+                + ": connect: connection refused");
         delete("/api/v1/nodes/gone-node");
+    }
+
+    @Test
+    void aLogStreamIsAuditedWithItsRequestAndNeverItsContent() {
+        pod("audited", "a line that stays out of the audit log", "");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(call("GET", PODS + "/audited/log", null,
+                null, "*/*", true).body()).contains("a line that stays out of the audit log"));
+        var log = call("GET", PODS + "/audited/log?timestamps=true", null, null, "*/*", true);
+        assertThat(log.code()).isEqualTo(200);
+        var event = auditEvent(log);
+        assertThat(event.path("verb").asString()).isEqualTo("get");
+        assertThat(event.path("objectRef").path("resource").asString()).isEqualTo("pods");
+        assertThat(event.path("objectRef").path("subresource").asString()).isEqualTo("log");
+        assertThat(event.path("objectRef").path("name").asString()).isEqualTo("audited");
+        assertThat(event.path("requestURI").asString()).isEqualTo(PODS + "/audited/log?timestamps=true");
+        assertThat(event.path("responseStatus").path("code").asInt()).isEqualTo(200);
+        assertThat(event.toString()).doesNotContain("stays out of the audit log");
+    }
+
+    @Test
+    void sinceTimeLeavesOutWhatCameBeforeIt() {
+        pod("timed", "early\\nsleep 1500ms\\nlate", "");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(kubectl().run("-n", NS, "logs", "timed")
+                .out()).contains("late"));
+        String late = lines(kubectl().run("-n", NS, "logs", "timed", "--timestamps").out()).stream()
+                .filter(l -> l.endsWith(" late")).findFirst().orElseThrow();
+        String when = late.substring(0, late.indexOf(' '));
+        Kubectl.Run since = kubectl().run("-n", NS, "logs", "timed", "--since-time=" + when);
+        assertThat(since.exit()).as(since.all()).isZero();
+        assertThat(lines(since.out())).containsExactly("late");
+        var bad = get(PODS + "/timed/log?sinceTime=yesterday");
+        assertThat(bad.code()).isEqualTo(400);
+        assertThat(bad.text("message")).startsWith("parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\"");
     }
 }

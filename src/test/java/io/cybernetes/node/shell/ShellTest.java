@@ -54,7 +54,8 @@ class ShellTest {
         "cat /nope 2>/dev/null || echo quiet ~ 0 ~ quiet\\n",
         "echo gone > /dev/null; echo kept ~ 0 ~ kept\\n",
         "wc -l < /etc/hostname ~ 0 ~ 1\\n",
-        "echo a 2> /dev/null ~ 0 ~ a\\n"})
+        "echo a 2> /dev/null ~ 0 ~ a\\n",
+        "sleep 0.1 && echo slept; sleep x || echo not a number ~ 0 ~ slept\\nnot a number\\n"})
     void scripts(String script, int code, String out) throws Exception {
         String[] r = run(script.trim(), "");
         assertThat(r[1]).as(r[2]).isEqualTo(out.replace("\\n", "\n").replace("''", ""));
