@@ -151,6 +151,12 @@ public final class ResourceRegistry {
         t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of("token"), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));
         t.add(type("apps", "Deployment", "deployments", true, List.of("deploy"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, Deployment.class));
         t.add(type("apps", "ReplicaSet", "replicasets", true, List.of("rs"), List.of("all"), Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicaSet.class));
+        t.add(type("apps", "DaemonSet", "daemonsets", true, List.of("ds"), List.of("all"), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.apps.DaemonSet.class));
+        t.add(type("apps", "StatefulSet", "statefulsets", true, List.of("sts"), List.of("all"), Set.of("status", "scale"),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.apps.StatefulSet.class));
+        t.add(type("apps", "ControllerRevision", "controllerrevisions", true, List.of(), List.of(), Set.of(),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.apps.ControllerRevision.class));
         t.add(type("batch", "Job", "jobs", true, List.of(), List.of("all"), Set.of("status"), NameRule.DNS1123_SUBDOMAIN,
                 Job.class));
         t.add(type("batch", "CronJob", "cronjobs", true, List.of("cj"), List.of("all"), Set.of("status"),

@@ -113,7 +113,7 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("networking.k8s.io"), List.of("ingresses", "ingresses/status", "networkpolicies")),
                 // Cybernetes: the reconcile status and placement explanations (status.cybernetes.io)
                 rule(READ, List.of(ResourceRegistry.STATUS), List.of("controllers", "cronjobreconciles",
-                        "deploymentreconciles", "jobreconciles", "poddisruptionbudgetreconciles",
+                        "daemonsetreconciles", "deploymentreconciles", "jobreconciles", "poddisruptionbudgetreconciles",
                         "replicasetreconciles", "replicationcontrollerreconciles", "schedulers",
                         "servicereconciles")),
                 rule(List.of("get"), List.of(ResourceRegistry.STATUS), List.of("pods/scheduling")))));

@@ -72,6 +72,7 @@ public record ControllerProperties(
             @DefaultValue("5") int job,
             @DefaultValue("5") int cronJob,
             @DefaultValue("2") int disruption,
-            @DefaultValue("5") int replicationController) {
+            @DefaultValue("5") int replicationController,
+            @DefaultValue("2") int daemonSet) {
     }
 }

@@ -56,7 +56,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         resources.forEach(r -> names.add(r.path("name").asString()));
         assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles",
                 "replicationcontrollerreconciles", "jobreconciles", "cronjobreconciles", "servicereconciles",
-                "poddisruptionbudgetreconciles", "schedulers");
+                "poddisruptionbudgetreconciles", "daemonsetreconciles", "schedulers");
         assertThat(resources.get(0).path("verbs").toString()).isEqualTo("[\"get\",\"list\"]");
         assertThat(get("/apis").body()).contains("status.cybernetes.io");
         String docs = get("/v3/api-docs").body();

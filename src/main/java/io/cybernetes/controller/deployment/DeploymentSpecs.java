@@ -1,6 +1,8 @@
 package io.cybernetes.controller.deployment;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.controller.IntOrPercent;
+import io.cybernetes.controller.TemplateHash;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -196,12 +198,7 @@ final class DeploymentSpecs {
 
     /** The template's hash as Kubernetes spells it: FNV-1a of the template and the collision count, in safe letters. */
     static String templateHash(PodTemplateSpec template, int collisionCount) {
-        TemplateHash h = new TemplateHash();
-        h.add(Json.toTree(template));
-        if (collisionCount > 0) {
-            h.addInt(collisionCount);
-        }
-        return h.safeEncoded();
+        return TemplateHash.of(Json.toTree(template), collisionCount);
     }
 
     static <T> T copy(Object o, Class<T> type) {

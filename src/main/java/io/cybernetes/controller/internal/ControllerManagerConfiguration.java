@@ -17,6 +17,7 @@ import io.cybernetes.controller.ControllerProperties;
 import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.cronjob.CronJobController;
+import io.cybernetes.controller.daemon.DaemonSetController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
@@ -39,6 +40,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -132,6 +135,20 @@ class ControllerManagerConfiguration {
         });
         r.put(ReplicationManager.NAME, (client, informers) -> ReplicationManager.create(client, informers,
                 w.replicationController()));
+        r.put(DaemonSetController.NAME, (client, informers) -> {
+            var sets = informers.informerFor(DaemonSet.class);
+            var pods = informers.informerFor(Pod.class);
+            var nodes = informers.informerFor(Node.class);
+            var revisions = informers.informerFor(ControllerRevision.class);
+            DaemonSetController dc = new DaemonSetController(client, sets.indexer(), pods.indexer(), nodes.indexer(),
+                    revisions.indexer(), new EventRecorder(client, "daemonset-controller"), Clock.systemUTC());
+            Controller c = new Controller(DaemonSetController.NAME, dc, w.daemonSet());
+            sets.addEventHandler(dc.daemonSetHandler(c));
+            pods.addEventHandler(dc.podHandler(c));
+            nodes.addEventHandler(dc.nodeHandler(c));
+            revisions.addEventHandler(dc.revisionHandler(c));
+            return c;
+        });
         r.put(GarbageCollector.NAME, (client, informers) -> {
             GarbageCollector gc = new GarbageCollector(client, registry);
             Controller c = new Controller(GarbageCollector.NAME, gc, w.garbageCollector());

@@ -4,6 +4,7 @@ import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.controller.cronjob.CronJobController;
+import io.cybernetes.controller.daemon.DaemonSetController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
@@ -17,6 +18,7 @@ import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -99,6 +101,12 @@ final class ReconcileViews {
             new View("ReplicationControllerReconcile", "replicationcontrollerreconciles", "ReplicationControllers",
                     ReplicationController.class, List.of(ReplicationManager.NAME), true, REPLICA_COLUMNS, replicas(),
                     null),
+            new View("DaemonSetReconcile", "daemonsetreconciles", "DaemonSets", DaemonSet.class,
+                    List.of(DaemonSetController.NAME), true, columns(
+                            new Column("Desired", "integer", "status.observed.desiredNumberScheduled"),
+                            new Column("Available", "integer", "status.observed.numberAvailable"),
+                            new Column("Up-to-date", "integer", "status.observed.updatedNumberScheduled"), LAG),
+                    ReconcileViews::daemonSet, null),
             new View("JobReconcile", "jobreconciles", "Jobs", Job.class,
                     List.of(JobController.NAME, TtlAfterFinishedController.NAME), false, columns(
                             new Column("Completions", "integer", "status.desired.completions"),
@@ -155,6 +163,12 @@ final class ReconcileViews {
         if (revision != null) {
             st.put("revision", revision);
         }
+    }
+
+    private static void daemonSet(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {
+        copy(tree.path("spec"), st.putObject("desired"), "updateStrategy", "minReadySeconds");
+        copy(tree.path("status"), st.putObject("observed"), "desiredNumberScheduled", "currentNumberScheduled",
+                "numberReady", "numberAvailable", "numberUnavailable", "updatedNumberScheduled", "numberMisscheduled");
     }
 
     private static void job(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {

@@ -1,5 +1,6 @@
 package io.cybernetes.controller.deployment;
 
+import io.cybernetes.controller.IntOrPercent;
 import io.cybernetes.client.Indexer;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.RecordingApiClient;

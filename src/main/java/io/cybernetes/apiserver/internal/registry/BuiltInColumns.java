@@ -29,7 +29,7 @@ public final class BuiltInColumns {
             text("Selector", 1, BuiltInColumns::selector));
 
     /** A workload's columns: its own, then the wide ones. */
-    private static List<TableColumn> workload(TableColumn... own) {
+    static List<TableColumn> workload(TableColumn... own) {
         List<TableColumn> all = new ArrayList<>(List.of(own));
         all.addAll(WORKLOAD_WIDE);
         return List.copyOf(all);
@@ -97,6 +97,7 @@ public final class BuiltInColumns {
         all.put("RoleBinding", BINDING);
         all.put("ClusterRoleBinding", BINDING);
         all.putAll(ServiceColumns.BY_KIND);
+        all.putAll(AppsColumns.BY_KIND);
         all.put("Job", workload(NAME,
                 text("Status", 0, BuiltInColumns::jobStatus),
                 text("Completions", 0, BuiltInColumns::jobCompletions),
@@ -234,7 +235,7 @@ public final class BuiltInColumns {
         return spec.has("jobTemplate") ? spec.path("jobTemplate").path("spec") : spec;
     }
 
-    private static String containers(JsonNode o, String field) {
+    static String containers(JsonNode o, String field) {
         List<String> out = new ArrayList<>();
         for (JsonNode c : templated(o).path("template").path("spec").path("containers")) {
             out.add(c.path(field).asString(""));
@@ -299,7 +300,7 @@ public final class BuiltInColumns {
         }
     }
 
-    private static String orNone(String s) {
+    static String orNone(String s) {
         return s == null || s.isEmpty() ? "<none>" : s;
     }
 

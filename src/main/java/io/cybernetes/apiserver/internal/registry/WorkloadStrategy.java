@@ -57,6 +57,18 @@ public final class WorkloadStrategy extends DefaultingStrategy {
             return;
         }
         // required fields, bounds and enums are the schema's; what is left here relates fields to each other
+        validateSelector(spec, causes);
+        if (spec.has("template")) {
+            PodSpecs.validate(spec.path("template").get("spec"), "spec.template.spec", causes);
+        }
+        if (deployment && "RollingUpdate".equals(spec.path("strategy").path("type").asString(""))) {
+            IntOrPercentField.validateRollingUpdate(spec.path("strategy").get("rollingUpdate"),
+                    "spec.strategy.rollingUpdate", causes);
+        }
+    }
+
+    /** An apps workload's selector: present, not empty, and matching its template's labels. */
+    static void validateSelector(JsonNode spec, List<StatusCause> causes) {
         JsonNode selector = spec.get("selector");
         if (selector == null || !selector.isObject()
                 || (selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty())) {
@@ -71,8 +83,33 @@ public final class WorkloadStrategy extends DefaultingStrategy {
                 }
             }
         }
+    }
+
+    /**
+     * The pods of a DaemonSet or a StatefulSet restart always and have no deadline ({@code why}:
+     * the kind's words for a deadline).
+     */
+    static void validateLongRunningTemplate(JsonNode spec, String why, List<StatusCause> causes) {
+        JsonNode podSpec = spec.path("template").path("spec");
+        String restart = podSpec.path("restartPolicy").asString("Always");
+        if (!restart.equals("Always")) {
+            causes.add(MetaValidation.notSupported("spec.template.spec.restartPolicy", restart, "\"Always\""));
+        }
+        if (podSpec.hasNonNull("activeDeadlineSeconds")) {
+            causes.add(ApiException.cause("spec.template.spec.activeDeadlineSeconds", "FieldValueInvalid",
+                    "Invalid value: " + podSpec.path("activeDeadlineSeconds").asLong() + ": " + why));
+        }
         if (spec.has("template")) {
-            PodSpecs.validate(spec.path("template").get("spec"), "spec.template.spec", causes);
+            PodSpecs.validate(podSpec, "spec.template.spec", causes);
+        }
+    }
+
+    /** A whole number at {@code spec.field} that may not be negative. */
+    static void validateNotNegative(JsonNode spec, String field, List<StatusCause> causes) {
+        JsonNode v = spec.path(field);
+        if (v.isNumber() && v.asLong() < 0) {
+            causes.add(ApiException.cause("spec." + field, "FieldValueInvalid", "Invalid value: " + v.asLong()
+                    + ": must be greater than or equal to 0"));
         }
     }
 

@@ -1,9 +1,9 @@
-package io.cybernetes.controller.deployment;
+package io.cybernetes.controller;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 
 /** An int-or-percent field (maxSurge, maxUnavailable) resolved against a total. */
-final class IntOrPercent {
+public final class IntOrPercent {
 
     private IntOrPercent() {
     }
@@ -13,7 +13,7 @@ final class IntOrPercent {
      * or down; {@code fallback} when unset. A malformed value counts as the fallback (the
      * API server's validation refuses those before they are stored).
      */
-    static int resolve(IntOrString value, String fallback, int total, boolean roundUp) {
+    public static int resolve(IntOrString value, String fallback, int total, boolean roundUp) {
         if (value != null && value.getIntVal() != null) {
             return Math.max(0, value.getIntVal());
         }

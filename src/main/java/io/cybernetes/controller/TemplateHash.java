@@ -1,4 +1,4 @@
-package io.cybernetes.controller.deployment;
+package io.cybernetes.controller;
 
 import tools.jackson.databind.JsonNode;
 
@@ -12,10 +12,20 @@ import java.util.List;
  * written in the letters Kubernetes uses for generated names — no vowels, no 0, 1 and 3 —
  * so a hash never spells a word.
  */
-final class TemplateHash {
+public final class TemplateHash {
 
     private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
     private int hash = 0x811c9dc5;
+
+    /** The hash of a pod template and a collision count (0: none), as a workload's pods and revisions are named. */
+    public static String of(JsonNode template, int collisionCount) {
+        TemplateHash h = new TemplateHash();
+        h.add(template);
+        if (collisionCount > 0) {
+            h.addInt(collisionCount);
+        }
+        return h.safeEncoded();
+    }
 
     void add(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) {
