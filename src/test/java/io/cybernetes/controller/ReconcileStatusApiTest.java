@@ -28,7 +28,8 @@ class ReconcileStatusApiTest extends ApiTestSupport {
             assertThat(c.path("status").path("running").asBoolean()).isTrue();
             assertThat(c.path("status").path("workers").asInt()).isPositive();
         }
-        assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "garbage-collector", "namespace",
+        assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "daemonset",
+                "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",
                 "disruption", "ttl-after-finished");

@@ -135,6 +135,11 @@ class ProtobufRoundTripTest {
         assertThat(checked).isEqualTo(json);
         // and the model reads it and writes it back as it came
         Object model = Json.MAPPER.treeToValue(json, type.modelClass());
-        assertThat((JsonNode) Json.MAPPER.valueToTree(model)).as(type.kind()).isEqualTo(json);
+        JsonNode written = Json.MAPPER.valueToTree(model);
+        // the model gives the claims a StatefulSet embeds their apiVersion and kind, as the API server's defaults do
+        for (JsonNode claim : written.path("spec").path("volumeClaimTemplates")) {
+            ((ObjectNode) claim).remove(List.of("apiVersion", "kind"));
+        }
+        assertThat(written).as(type.kind()).isEqualTo(json);
     }
 }
