@@ -146,6 +146,12 @@ public final class ResourceRegistry {
         t.add(type("", "LimitRange", "limitranges", true, List.of("limits"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, LimitRange.class));
         t.add(type("", "Service", "services", true, List.of("svc"), List.of("all"), Set.of("status"), NameRule.DNS1035_LABEL, Service.class));
         t.add(type("", "Endpoints", "endpoints", true, List.of("ep"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, Endpoints.class));
+        t.add(type("", "PersistentVolumeClaim", "persistentvolumeclaims", true, List.of("pvc"), List.of(),
+                Set.of("status"), NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class));
+        t.add(type("", "PersistentVolume", "persistentvolumes", false, List.of("pv"), List.of(), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.PersistentVolume.class));
+        t.add(type("storage.k8s.io", "StorageClass", "storageclasses", false, List.of("sc"), List.of(), Set.of(),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.storage.StorageClass.class));
         t.add(type("", "ReplicationController", "replicationcontrollers", true, List.of("rc"), List.of("all"),
                 Set.of("status", "scale"), NameRule.DNS1123_SUBDOMAIN, ReplicationController.class));
         t.add(type("", "ServiceAccount", "serviceaccounts", true, List.of("sa"), List.of(), Set.of("token"), NameRule.DNS1123_SUBDOMAIN, ServiceAccount.class));

@@ -114,7 +114,7 @@ public final class BootstrapPolicy {
                 // Cybernetes: the reconcile status and placement explanations (status.cybernetes.io)
                 rule(READ, List.of(ResourceRegistry.STATUS), List.of("controllers", "cronjobreconciles",
                         "daemonsetreconciles", "deploymentreconciles", "jobreconciles", "poddisruptionbudgetreconciles",
-                        "replicasetreconciles", "replicationcontrollerreconciles", "schedulers",
+                        "replicasetreconciles", "replicationcontrollerreconciles", "schedulers", "statefulsetreconciles",
                         "servicereconciles")),
                 rule(List.of("get"), List.of(ResourceRegistry.STATUS), List.of("pods/scheduling")))));
         roles.add(role("system:heapster", Map.of(), List.of(
@@ -187,6 +187,7 @@ public final class BootstrapPolicy {
                 rule(List.of("create"), List.of("discovery.k8s.io"), List.of("endpointslices")),
                 rule(List.of("create"), List.of("batch"), List.of("jobs")),
                 rule(List.of("create"), List.of("apps"), List.of("replicasets", "controllerrevisions")),
+                rule(List.of("create"), List.of(""), List.of("persistentvolumeclaims", "persistentvolumes")),
                 rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")))));
         return roles;
     }

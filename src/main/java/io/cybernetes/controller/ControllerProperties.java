@@ -73,6 +73,7 @@ public record ControllerProperties(
             @DefaultValue("5") int cronJob,
             @DefaultValue("2") int disruption,
             @DefaultValue("5") int replicationController,
-            @DefaultValue("2") int daemonSet) {
+            @DefaultValue("2") int daemonSet,
+            @DefaultValue("5") int statefulSet) {
     }
 }

@@ -28,7 +28,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
             assertThat(c.path("status").path("running").asBoolean()).isTrue();
             assertThat(c.path("status").path("workers").asInt()).isPositive();
         }
-        assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "daemonset",
+        assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "daemonset", "statefulset",
                 "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",
@@ -57,7 +57,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         resources.forEach(r -> names.add(r.path("name").asString()));
         assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles",
                 "replicationcontrollerreconciles", "jobreconciles", "cronjobreconciles", "servicereconciles",
-                "poddisruptionbudgetreconciles", "daemonsetreconciles", "schedulers");
+                "poddisruptionbudgetreconciles", "daemonsetreconciles", "statefulsetreconciles", "schedulers");
         assertThat(resources.get(0).path("verbs").toString()).isEqualTo("[\"get\",\"list\"]");
         assertThat(get("/apis").body()).contains("status.cybernetes.io");
         String docs = get("/v3/api-docs").body();

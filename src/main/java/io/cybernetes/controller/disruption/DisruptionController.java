@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 
@@ -52,22 +53,22 @@ public final class DisruptionController implements Reconciler {
     private final ApiClient client;
     private final Indexer<PodDisruptionBudget> budgets;
     private final Indexer<Pod> pods;
-    private final Indexer<ReplicaSet> replicaSets;
-    private final Indexer<Deployment> deployments;
-    private final Indexer<ReplicationController> replicationControllers;
+    private final Workloads workloads;
     private final EventRecorder events;
     private final Clock clock;
 
+    /** The caches of the controllers whose scale a percentage counts against. */
+    public record Workloads(Indexer<ReplicaSet> replicaSets, Indexer<Deployment> deployments,
+                            Indexer<ReplicationController> replicationControllers,
+                            Indexer<StatefulSet> statefulSets) {
+    }
+
     public DisruptionController(ApiClient client, Indexer<PodDisruptionBudget> budgets, Indexer<Pod> pods,
-                                Indexer<ReplicaSet> replicaSets, Indexer<Deployment> deployments,
-                                Indexer<ReplicationController> replicationControllers, EventRecorder events,
-                                Clock clock) {
+                                Workloads workloads, EventRecorder events, Clock clock) {
         this.client = client;
         this.budgets = budgets;
         this.pods = pods;
-        this.replicaSets = replicaSets;
-        this.deployments = deployments;
-        this.replicationControllers = replicationControllers;
+        this.workloads = workloads;
         this.events = events;
         this.clock = clock;
     }
@@ -199,13 +200,13 @@ public final class DisruptionController implements Reconciler {
             String ns = p.getMetadata().getNamespace();
             switch (ref.getKind()) {
                 case "ReplicaSet" -> {
-                    ReplicaSet rs = replicaSets.get(ns + "/" + ref.getName()).orElse(null);
+                    ReplicaSet rs = workloads.replicaSets().get(ns + "/" + ref.getName()).orElse(null);
                     if (rs == null || !rs.getMetadata().getUid().equals(ref.getUid())) {
                         throw new IllegalStateException("replicasets.apps \"" + ref.getName() + "\" not found");
                     }
                     OwnerReference dref = OwnerReferences.controllerOf(rs);
                     Deployment d = dref == null || !"Deployment".equals(dref.getKind()) ? null
-                            : deployments.get(ns + "/" + dref.getName()).orElse(null);
+                            : workloads.deployments().get(ns + "/" + dref.getName()).orElse(null);
                     if (d != null) {
                         byController.put(d.getMetadata().getUid(), Objects.requireNonNullElse(d.getSpec().getReplicas(),
                                 1));
@@ -215,12 +216,20 @@ public final class DisruptionController implements Reconciler {
                     }
                 }
                 case "ReplicationController" -> {
-                    ReplicationController rc = replicationControllers.get(ns + "/" + ref.getName()).orElse(null);
+                    ReplicationController rc = workloads.replicationControllers().get(ns + "/" + ref.getName()).orElse(null);
                     if (rc == null || !rc.getMetadata().getUid().equals(ref.getUid())) {
                         throw new IllegalStateException("replicationcontrollers \"" + ref.getName() + "\" not found");
                     }
                     byController.put(rc.getMetadata().getUid(), Objects.requireNonNullElse(rc.getSpec().getReplicas(),
                             1));
+                }
+                case "StatefulSet" -> {
+                    StatefulSet set = workloads.statefulSets().get(ns + "/" + ref.getName()).orElse(null);
+                    if (set == null || !set.getMetadata().getUid().equals(ref.getUid())) {
+                        throw new IllegalStateException("statefulsets.apps \"" + ref.getName() + "\" not found");
+                    }
+                    byController.put(set.getMetadata().getUid(), Objects.requireNonNullElse(
+                            set.getSpec().getReplicas(), 1));
                 }
                 default -> throw new IllegalStateException("found no controllers for pod \""
                         + p.getMetadata().getName() + "\"");

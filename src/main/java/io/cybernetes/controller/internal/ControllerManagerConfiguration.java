@@ -18,6 +18,7 @@ import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.daemon.DaemonSetController;
+import io.cybernetes.controller.statefulset.StatefulSetController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
@@ -36,6 +37,7 @@ import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
@@ -43,6 +45,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -147,6 +150,20 @@ class ControllerManagerConfiguration {
             pods.addEventHandler(dc.podHandler(c));
             nodes.addEventHandler(dc.nodeHandler(c));
             revisions.addEventHandler(dc.revisionHandler(c));
+            return c;
+        });
+        r.put(StatefulSetController.NAME, (client, informers) -> {
+            var sets = informers.informerFor(StatefulSet.class);
+            var pods = informers.informerFor(Pod.class);
+            var claims = informers.informerFor(PersistentVolumeClaim.class);
+            var revisions = informers.informerFor(ControllerRevision.class);
+            StatefulSetController sc = new StatefulSetController(client, sets.indexer(), pods.indexer(),
+                    claims.indexer(), revisions.indexer(), new EventRecorder(client, "statefulset-controller"),
+                    Clock.systemUTC());
+            Controller c = new Controller(StatefulSetController.NAME, sc, w.statefulSet());
+            sets.addEventHandler(sc.setHandler(c));
+            pods.addEventHandler(sc.podHandler(c));
+            revisions.addEventHandler(sc.revisionHandler(c));
             return c;
         });
         r.put(GarbageCollector.NAME, (client, informers) -> {
@@ -282,15 +299,17 @@ class ControllerManagerConfiguration {
             var sets = informers.informerFor(ReplicaSet.class);
             var deployments = informers.informerFor(Deployment.class);
             var rcs = informers.informerFor(ReplicationController.class);
+            var statefulSets = informers.informerFor(StatefulSet.class);
             DisruptionController dc = new DisruptionController(client, budgets.indexer(), pods.indexer(),
-                    sets.indexer(), deployments.indexer(), rcs.indexer(), new EventRecorder(client, "controllermanager"),
-                    Clock.systemUTC());
+                    new DisruptionController.Workloads(sets.indexer(), deployments.indexer(), rcs.indexer(),
+                            statefulSets.indexer()), new EventRecorder(client, "controllermanager"), Clock.systemUTC());
             Controller c = new Controller(DisruptionController.NAME, dc, w.disruption());
             budgets.addEventHandler(dc.budgetHandler(c));
             pods.addEventHandler(dc.podHandler(c));
             sets.addEventHandler(dc.scaleHandler(c));
             deployments.addEventHandler(dc.scaleHandler(c));
             rcs.addEventHandler(dc.scaleHandler(c));
+            statefulSets.addEventHandler(dc.scaleHandler(c));
             return c;
         });
         r.put(TtlAfterFinishedController.NAME, (client, informers) -> {

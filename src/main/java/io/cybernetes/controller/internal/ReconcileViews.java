@@ -5,6 +5,7 @@ import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.daemon.DaemonSetController;
+import io.cybernetes.controller.statefulset.StatefulSetController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
@@ -21,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -107,6 +109,12 @@ final class ReconcileViews {
                             new Column("Available", "integer", "status.observed.numberAvailable"),
                             new Column("Up-to-date", "integer", "status.observed.updatedNumberScheduled"), LAG),
                     ReconcileViews::daemonSet, null),
+            new View("StatefulSetReconcile", "statefulsetreconciles", "StatefulSets", StatefulSet.class,
+                    List.of(StatefulSetController.NAME), true, columns(
+                            new Column("Desired", "integer", "status.desiredReplicas"),
+                            new Column("Ready", "integer", "status.observed.readyReplicas"),
+                            new Column("Updated", "integer", "status.observed.updatedReplicas"), LAG),
+                    ReconcileViews::statefulSet, null),
             new View("JobReconcile", "jobreconciles", "Jobs", Job.class,
                     List.of(JobController.NAME, TtlAfterFinishedController.NAME), false, columns(
                             new Column("Completions", "integer", "status.desired.completions"),
@@ -169,6 +177,13 @@ final class ReconcileViews {
         copy(tree.path("spec"), st.putObject("desired"), "updateStrategy", "minReadySeconds");
         copy(tree.path("status"), st.putObject("observed"), "desiredNumberScheduled", "currentNumberScheduled",
                 "numberReady", "numberAvailable", "numberUnavailable", "updatedNumberScheduled", "numberMisscheduled");
+    }
+
+    private static void statefulSet(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {
+        replicas().describe(o, tree, st, related);
+        copy(tree.path("status"), (ObjectNode) st.path("observed"), "currentReplicas", "currentRevision",
+                "updateRevision");
+        copy(tree.path("spec"), st.putObject("desired"), "podManagementPolicy", "updateStrategy", "serviceName");
     }
 
     private static void job(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {

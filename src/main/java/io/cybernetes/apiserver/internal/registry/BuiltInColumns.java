@@ -98,6 +98,7 @@ public final class BuiltInColumns {
         all.put("ClusterRoleBinding", BINDING);
         all.putAll(ServiceColumns.BY_KIND);
         all.putAll(AppsColumns.BY_KIND);
+        all.putAll(StorageColumns.BY_KIND);
         all.put("Job", workload(NAME,
                 text("Status", 0, BuiltInColumns::jobStatus),
                 text("Completions", 0, BuiltInColumns::jobCompletions),
