@@ -14,5 +14,6 @@ import java.util.List;
 public record AdmissionProperties(
         @DefaultValue({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
                 "PodSecurity",
+                "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
                 "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"}) List<String> plugins) {
 }

@@ -74,6 +74,7 @@ public record ControllerProperties(
             @DefaultValue("2") int disruption,
             @DefaultValue("5") int replicationController,
             @DefaultValue("2") int daemonSet,
-            @DefaultValue("5") int statefulSet) {
+            @DefaultValue("5") int statefulSet,
+            @DefaultValue("5") int persistentVolume) {
     }
 }

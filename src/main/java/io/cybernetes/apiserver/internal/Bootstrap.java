@@ -22,8 +22,9 @@ import java.util.List;
 
 /**
  * What a fresh cluster has before anyone asks: the system namespaces, the RBAC bootstrap
- * policy, a kubeconfig for the admin, and the lines that tell a person how to reach the
- * server.
+ * policy, the default StorageClass (made once, as an addon manager's EnsureExists makes
+ * it: an administrator's changes stay), a kubeconfig for the admin, and the lines that
+ * tell a person how to reach the server.
  */
 @Component
 class Bootstrap implements ApiServerEndpoints, SmartLifecycle {
@@ -52,6 +53,7 @@ class Bootstrap implements ApiServerEndpoints, SmartLifecycle {
     public void start() {
         ensureNamespaces();
         new BootstrapPolicyReconciler(service, registry).reconcile();
+        ensureDefaultStorageClass();
         started = true;
     }
 
@@ -99,6 +101,26 @@ class Bootstrap implements ApiServerEndpoints, SmartLifecycle {
             }
         }
     }
+
+    /** The simulated provisioner's class, {@value #DEFAULT_CLASS}, marked default, when it does not exist. */
+    void ensureDefaultStorageClass() {
+        ResourceType classes = registry.byPath("storage.k8s.io", "v1", "storageclasses").orElseThrow();
+        ObjectNode obj = Json.object();
+        ObjectNode meta = obj.putObject("metadata").put("name", DEFAULT_CLASS);
+        meta.putObject("annotations").put("storageclass.kubernetes.io/is-default-class", "true");
+        obj.put("provisioner", SIMULATED_PROVISIONER).put("reclaimPolicy", "Delete")
+                .put("volumeBindingMode", "Immediate").put("allowVolumeExpansion", true);
+        try {
+            service.create(classes, null, obj, WriteOptions.server("bootstrap"));
+        } catch (ApiException e) {
+            if (e.code() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    static final String DEFAULT_CLASS = "standard";
+    static final String SIMULATED_PROVISIONER = "cybernetes.io/simulated";
 
     @Override
     public int httpsPort() {

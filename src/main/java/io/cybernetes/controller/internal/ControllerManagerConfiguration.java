@@ -19,6 +19,8 @@ import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationCon
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.daemon.DaemonSetController;
 import io.cybernetes.controller.statefulset.StatefulSetController;
+import io.cybernetes.controller.volume.PersistentVolumeController;
+import io.cybernetes.controller.volume.VolumeProtectionController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
 import io.cybernetes.controller.endpoint.EndpointsController;
@@ -37,6 +39,7 @@ import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ReplicationController;
@@ -53,6 +56,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.cybernetes.api.PrometheusText;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -164,6 +168,30 @@ class ControllerManagerConfiguration {
             sets.addEventHandler(sc.setHandler(c));
             pods.addEventHandler(sc.podHandler(c));
             revisions.addEventHandler(sc.revisionHandler(c));
+            return c;
+        });
+        r.put(PersistentVolumeController.NAME, (client, informers) -> {
+            var claims = informers.informerFor(PersistentVolumeClaim.class);
+            var volumes = informers.informerFor(PersistentVolume.class);
+            var classes = informers.informerFor(StorageClass.class);
+            PersistentVolumeController pc = new PersistentVolumeController(client, claims.indexer(), volumes.indexer(),
+                    classes.indexer(), new EventRecorder(client, "persistentvolume-controller"));
+            Controller c = new Controller(PersistentVolumeController.NAME, pc, w.persistentVolume());
+            claims.addEventHandler(pc.claimHandler(c));
+            volumes.addEventHandler(pc.volumeHandler(c));
+            classes.addEventHandler(pc.classHandler(c));
+            return c;
+        });
+        r.put(VolumeProtectionController.NAME, (client, informers) -> {
+            var claims = informers.informerFor(PersistentVolumeClaim.class);
+            var volumes = informers.informerFor(PersistentVolume.class);
+            var pods = informers.informerFor(Pod.class);
+            VolumeProtectionController vp = new VolumeProtectionController(client, claims.indexer(), volumes.indexer(),
+                    pods.indexer());
+            Controller c = new Controller(VolumeProtectionController.NAME, vp, 1);
+            claims.addEventHandler(vp.claimHandler(c));
+            volumes.addEventHandler(vp.volumeHandler(c));
+            pods.addEventHandler(vp.podHandler(c));
             return c;
         });
         r.put(GarbageCollector.NAME, (client, informers) -> {

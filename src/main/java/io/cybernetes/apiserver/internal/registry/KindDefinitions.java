@@ -50,7 +50,7 @@ public final class KindDefinitions {
 
     /** The kinds whose objects admission decides by: written, they wait for the watch cache. */
     private static final Set<String> POLICY = Set.of("Namespace", "ResourceQuota", "LimitRange",
-            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass");
+            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass", "StorageClass");
 
     /** The strategies of the built-in kinds that have one of their own, by kind. */
     private static final Map<String, KindStrategy> STRATEGIES = Map.ofEntries(
