@@ -5,6 +5,9 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.LeaderElector;
 import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.scheduler.framework.ClusterVolumes;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.scheduler.framework.Framework;
 import io.fabric8.kubernetes.api.model.Node;
@@ -191,6 +194,22 @@ public final class SchedulerManager {
         });
         var budgets = informers.informerFor(PodDisruptionBudget.class);
         framework.disruptionBudgets(() -> budgets.indexer().list());
+        var claims = informers.informerFor(PersistentVolumeClaim.class);
+        var volumes = informers.informerFor(PersistentVolume.class);
+        framework.volumes(new ClusterVolumes() {
+            @Override
+            public Optional<PersistentVolumeClaim> claim(String namespace, String name) {
+                return claims.indexer().get(namespace + "/" + name);
+            }
+
+            @Override
+            public Optional<PersistentVolume> volume(String name) {
+                return volumes.indexer().get(name);
+            }
+        });
+        // a claim bound, or a volume that comes, may let a pod waiting for it be placed
+        claims.addEventHandler(clusterChange(queue));
+        volumes.addEventHandler(clusterChange(queue));
         informers.start();
         Thread loop = new Thread(() -> run(informers, queue, cache, scheduler), "scheduler");
         loop.setDaemon(true);
@@ -198,6 +217,21 @@ public final class SchedulerManager {
         term = t;
         lastScheduler = scheduler;
         loop.start();
+    }
+
+    private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ResourceEventHandler<T> clusterChange(
+            SchedulingQueue queue) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                queue.clusterChanged();
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                queue.clusterChanged();
+            }
+        };
     }
 
     private void run(SharedInformerFactory informers, SchedulingQueue queue, SchedulerCache cache,

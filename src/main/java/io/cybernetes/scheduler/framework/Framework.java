@@ -40,6 +40,7 @@ public final class Framework implements Plugin.Handle {
     private final AtomicInteger nextStart = new AtomicInteger();
     private final ForkJoinPool pool;
     private volatile Supplier<List<PodDisruptionBudget>> budgets = List::of;
+    private volatile ClusterVolumes volumes = ClusterVolumes.NONE;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
     public Framework(Profile profile, int percentageOfNodesToScore) {
@@ -51,6 +52,7 @@ public final class Framework implements Plugin.Handle {
         this.profile = profile;
         this.percentageOfNodesToScore = percentageOfNodesToScore;
         this.pool = new ForkJoinPool(Math.max(1, parallelism));
+        profile.handleAware.forEach(p -> p.handle(this));
     }
 
     /** Where preemption reads the disruption budgets from: the scheduler's informer. */
@@ -61,6 +63,16 @@ public final class Framework implements Plugin.Handle {
     @Override
     public List<PodDisruptionBudget> disruptionBudgets() {
         return budgets.get();
+    }
+
+    /** Where the volume plugins read claims and volumes from: the scheduler's informers. */
+    public void volumes(ClusterVolumes source) {
+        this.volumes = source;
+    }
+
+    @Override
+    public ClusterVolumes volumes() {
+        return volumes;
     }
 
     /** The profile's QueueSort plugin, which orders the scheduling queue. */

@@ -71,6 +71,14 @@ public interface Plugin {
 
         /** The cluster's PodDisruptionBudgets as the scheduler's informer holds them (none before it is given one). */
         List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> disruptionBudgets();
+
+        /** The cluster's claims and volumes as the scheduler's informers hold them. */
+        ClusterVolumes volumes();
+    }
+
+    /** A plugin that reads the cluster through the framework: given the handle once, when the framework is made. */
+    interface HandleAware extends Plugin {
+        void handle(Handle handle);
     }
 
     /** Once per pod, before the feasible nodes are scored. */

@@ -18,6 +18,7 @@ public final class Profile {
     final Map<Plugin.Score, Long> scores = new LinkedHashMap<>();
     final List<Plugin.Reserve> reserves = new ArrayList<>();
     final List<Plugin.Bind> binds = new ArrayList<>();
+    final List<Plugin.HandleAware> handleAware = new ArrayList<>();
     private Plugin.QueueSort queueSort;
 
     /** Adds the plugin at every extension point it implements; {@code weight} counts for scoring. */
@@ -49,6 +50,9 @@ public final class Profile {
         }
         if (plugin instanceof Plugin.Bind p) {
             binds.add(p);
+        }
+        if (plugin instanceof Plugin.HandleAware p) {
+            handleAware.add(p);
         }
         return this;
     }

@@ -20,6 +20,7 @@ import io.cybernetes.scheduler.interpodaffinity.InterPodAffinity;
 import io.cybernetes.scheduler.nodeaffinity.NodeAffinity;
 import io.cybernetes.scheduler.nodename.NodeName;
 import io.cybernetes.scheduler.nodeports.NodePorts;
+import io.cybernetes.scheduler.volumebinding.VolumeBinding;
 import io.cybernetes.scheduler.noderesources.BalancedAllocation;
 import io.cybernetes.scheduler.noderesources.NodeResourcesFit;
 import io.cybernetes.scheduler.nodeunschedulable.NodeUnschedulable;
@@ -62,6 +63,7 @@ class SchedulerConfiguration {
         r.put(TaintToleration.NAME, TaintToleration::new);
         r.put(NodeAffinity.NAME, NodeAffinity::new);
         r.put(NodePorts.NAME, NodePorts::new);
+        r.put(VolumeBinding.NAME, VolumeBinding::new);
         r.put(NodeResourcesFit.NAME, () -> new NodeResourcesFit(strategy));
         r.put(PodTopologySpread.NAME, PodTopologySpread::new);
         r.put(InterPodAffinity.NAME, InterPodAffinity::new);

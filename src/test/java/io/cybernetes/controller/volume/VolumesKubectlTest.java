@@ -138,5 +138,19 @@ class VolumesKubectlTest extends SimulatedClusterSupport {
                 + "/events?fieldSelector=involvedObject.name%3Dwaiting").body())
                 .contains("Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com'"));
         assertThat(get(PVCS + "/waiting").text("status.phase")).isEqualTo("Pending");
+        // and a pod that mounts it waits too, with the scheduler's reason
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                + "{\"name\":\"stuck\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}],\"volumes\":"
+                + "[{\"name\":\"d\",\"persistentVolumeClaim\":{\"claimName\":\"waiting\"}}]}}").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode scheduled = null;
+            for (JsonNode c : get("/api/v1/namespaces/" + NS + "/pods/stuck").json().path("status").path("conditions")) {
+                scheduled = "PodScheduled".equals(c.path("type").asString()) ? c : scheduled;
+            }
+            assertThat(scheduled).isNotNull();
+            assertThat(scheduled.path("status").asString()).isEqualTo("False");
+            assertThat(scheduled.path("message").asString()).contains("pod has unbound immediate"
+                    + " PersistentVolumeClaims");
+        });
     }
 }
