@@ -140,6 +140,11 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("storage.k8s.io"), List.of("storageclasses")),
                 rule(List.of("watch"), List.of(""), List.of("events")),
                 rule(EVENT_WRITE, List.of("", "events.k8s.io"), List.of("events")))));
+        roles.add(role("system:volume-scheduler", Map.of(), List.of(
+                rule(List.of("get", "list", "patch", "update", "watch"), List.of(""), List.of("persistentvolumes")),
+                rule(READ, List.of("storage.k8s.io"), List.of("storageclasses")),
+                rule(List.of("get", "list", "patch", "update", "watch"), List.of(""),
+                        List.of("persistentvolumeclaims")))));
         roles.add(role(KUBE_SCHEDULER, Map.of(), List.of(
                 rule(EVENT_WRITE, List.of("", "events.k8s.io"), List.of("events")),
                 rule(List.of("create"), List.of("coordination.k8s.io"), List.of("leases")),
@@ -199,6 +204,7 @@ public final class BootstrapPolicy {
                 binding("system:discovery", group(UserInfo.AUTHENTICATED)),
                 binding(KUBE_CONTROLLER_MANAGER, user(KUBE_CONTROLLER_MANAGER)),
                 binding(KUBE_SCHEDULER, user(KUBE_SCHEDULER)),
+                binding("system:volume-scheduler", user(KUBE_SCHEDULER)),
                 binding("system:monitoring", group(MONITORING)),
                 // As in Kubernetes, nodes are authorized by the Node authorizer, not through this binding.
                 binding("system:node"),

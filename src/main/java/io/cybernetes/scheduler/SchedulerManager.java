@@ -8,6 +8,7 @@ import io.cybernetes.client.ResourceEventHandler;
 import io.cybernetes.scheduler.framework.ClusterVolumes;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.cybernetes.client.SharedInformerFactory;
 import io.cybernetes.scheduler.framework.Framework;
 import io.fabric8.kubernetes.api.model.Node;
@@ -196,6 +197,7 @@ public final class SchedulerManager {
         framework.disruptionBudgets(() -> budgets.indexer().list());
         var claims = informers.informerFor(PersistentVolumeClaim.class);
         var volumes = informers.informerFor(PersistentVolume.class);
+        var classes = informers.informerFor(StorageClass.class);
         framework.volumes(new ClusterVolumes() {
             @Override
             public Optional<PersistentVolumeClaim> claim(String namespace, String name) {
@@ -205,6 +207,12 @@ public final class SchedulerManager {
             @Override
             public Optional<PersistentVolume> volume(String name) {
                 return volumes.indexer().get(name);
+            }
+
+            @Override
+            public Optional<String> bindingMode(String storageClass) {
+                return classes.indexer().get(storageClass).map(c -> Objects.requireNonNullElse(
+                        c.getVolumeBindingMode(), "Immediate"));
             }
         });
         // a claim bound, or a volume that comes, may let a pod waiting for it be placed

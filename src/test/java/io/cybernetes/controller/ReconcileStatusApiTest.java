@@ -29,6 +29,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
             assertThat(c.path("status").path("workers").asInt()).isPositive();
         }
         assertThat(names).containsExactly("deployment", "replicaset", "replicationcontroller", "daemonset", "statefulset",
+                "persistentvolume-binder", "volume-protection",
                 "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",

@@ -108,8 +108,9 @@ final class DaemonPods {
     }
 
     /**
-     * Requires the node by name: the {@code metadata.name} requirement replaces any in the
-     * template's terms (a term per term kept), or is the one term when there were none.
+     * Requires the node by name: the required node affinity becomes the one term
+     * {@code metadata.name In [node]}, as Kubernetes pins a daemon pod (the template's own
+     * terms decided whether the node runs it; the preferred ones stay).
      */
     static void pinTo(Pod pod, String node) {
         NodeSelectorRequirement byName = new NodeSelectorRequirementBuilder().withKey("metadata.name")
@@ -121,16 +122,9 @@ final class DaemonPods {
         if (spec.getAffinity().getNodeAffinity() == null) {
             spec.getAffinity().setNodeAffinity(new io.fabric8.kubernetes.api.model.NodeAffinity());
         }
-        var na = spec.getAffinity().getNodeAffinity();
-        var required = na.getRequiredDuringSchedulingIgnoredDuringExecution();
-        if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) {
-            na.setRequiredDuringSchedulingIgnoredDuringExecution(new io.fabric8.kubernetes.api.model.NodeSelector(
-                    List.of(new NodeSelectorTerm(List.of(), List.of(byName)))));
-            return;
-        }
-        for (NodeSelectorTerm term : required.getNodeSelectorTerms()) {
-            term.setMatchFields(new ArrayList<>(List.of(byName)));
-        }
+        spec.getAffinity().getNodeAffinity().setRequiredDuringSchedulingIgnoredDuringExecution(
+                new io.fabric8.kubernetes.api.model.NodeSelector(List.of(new NodeSelectorTerm(List.of(),
+                        List.of(byName)))));
     }
 
     /** The node a pod is for: the one it is bound to, or the one its affinity names while it waits. */

@@ -12,6 +12,7 @@ import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerHistory;
 import io.cybernetes.controller.Expectations;
 import io.cybernetes.controller.OwnerReferences;
+import io.cybernetes.controller.PodClaims;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
@@ -154,44 +155,13 @@ public final class DaemonSetController implements Reconciler {
      */
     private Map<String, List<Pod>> claimPods(DaemonSet ds, LabelSelector selector) {
         Map<String, List<Pod>> byNode = new HashMap<>();
-        String uid = ds.getMetadata().getUid();
-        for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, ds.getMetadata().getNamespace())) {
-            OwnerReference ref = OwnerReferences.controllerOf(p);
-            boolean matches = selector.matches(labels(p));
-            if (ref == null) {
-                if (!matches || p.getMetadata().getDeletionTimestamp() != null) {
-                    continue;
-                }
-                p = setOwners(p, List.of(OwnerReferences.controlledBy(ds)));
-            } else if (!ref.getUid().equals(uid)) {
-                continue;
-            } else if (!matches) {
-                if (p.getMetadata().getDeletionTimestamp() == null) {
-                    List<OwnerReference> refs = new ArrayList<>(p.getMetadata().getOwnerReferences());
-                    refs.removeIf(r -> r.getUid().equals(uid));
-                    setOwners(p, refs);
-                }
-                continue;
-            }
+        for (Pod p : PodClaims.claim(client, pods, ds, pod -> selector.matches(labels(pod)))) {
             String node = DaemonPods.targetNode(p);
             if (node != null) {
                 byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(p);
             }
         }
         return byNode;
-    }
-
-    private Pod setOwners(Pod p, List<OwnerReference> refs) {
-        try {
-            return client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                    "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
-                            + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
-        } catch (ApiException e) {
-            if (e.code() == 404) {
-                return p;
-            }
-            throw e;
-        }
     }
 
     /**
@@ -217,9 +187,16 @@ public final class DaemonSetController implements Reconciler {
             }
             List<Pod> running = new ArrayList<>();
             for (Pod p : alive) {
-                if ("Failed".equals(p.getStatus() == null ? null : p.getStatus().getPhase())) {
-                    events.warning(ds, "FailedDaemonPod", "Found failed daemon pod " + p.getMetadata().getNamespace()
-                            + "/" + p.getMetadata().getName() + " on node " + name + ", will try to kill it");
+                if (DaemonPods.finished(p)) {
+                    boolean failed = "Failed".equals(p.getStatus().getPhase());
+                    String pod = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+                    if (failed) {
+                        events.warning(ds, "FailedDaemonPod", "Found failed daemon pod " + pod + " on node " + name
+                                + ", will try to kill it");
+                    } else {
+                        events.normal(ds, "SucceededDaemonPod", "Found succeeded daemon pod " + pod + " on node "
+                                + name + ", will try to delete it");
+                    }
                     plan.delete().add(p);
                 } else {
                     running.add(p);

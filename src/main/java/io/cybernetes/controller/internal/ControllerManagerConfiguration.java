@@ -174,12 +174,14 @@ class ControllerManagerConfiguration {
             var claims = informers.informerFor(PersistentVolumeClaim.class);
             var volumes = informers.informerFor(PersistentVolume.class);
             var classes = informers.informerFor(StorageClass.class);
+            var pods = informers.informerFor(Pod.class);
             PersistentVolumeController pc = new PersistentVolumeController(client, claims.indexer(), volumes.indexer(),
-                    classes.indexer(), new EventRecorder(client, "persistentvolume-controller"));
+                    classes.indexer(), pods.indexer(), new EventRecorder(client, "persistentvolume-controller"));
             Controller c = new Controller(PersistentVolumeController.NAME, pc, w.persistentVolume());
             claims.addEventHandler(pc.claimHandler(c));
             volumes.addEventHandler(pc.volumeHandler(c));
             classes.addEventHandler(pc.classHandler(c));
+            pods.addEventHandler(pc.podHandler(c));
             return c;
         });
         r.put(VolumeProtectionController.NAME, (client, informers) -> {

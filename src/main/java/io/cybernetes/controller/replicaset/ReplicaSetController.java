@@ -11,6 +11,7 @@ import io.cybernetes.controller.Controller;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.controller.Expectations;
 import io.cybernetes.controller.OwnerReferences;
+import io.cybernetes.controller.PodClaims;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
@@ -117,52 +118,8 @@ public final class ReplicaSetController implements Reconciler {
     }
 
     /** The pods this ReplicaSet controls, after adopting matching orphans and releasing owned pods it no longer matches. */
-    private List<Pod> claimPods(ReplicaSet rs, LabelSelector selector) throws ApiException {
-        List<Pod> owned = new ArrayList<>();
-        for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, rs.getMetadata().getNamespace())) {
-            OwnerReference ref = OwnerReferences.controllerOf(p);
-            boolean matches = !selector.isEmpty() && selector.matches(labels(p));
-            if (ref != null) {
-                if (!ref.getUid().equals(rs.getMetadata().getUid())) {
-                    continue;
-                }
-                if (matches) {
-                    owned.add(p);
-                } else if (p.getMetadata().getDeletionTimestamp() == null) {
-                    release(p, rs);
-                }
-            } else if (matches && rs.getMetadata().getDeletionTimestamp() == null
-                    && p.getMetadata().getDeletionTimestamp() == null) {
-                owned.add(adopt(p, rs));
-            }
-        }
-        return owned;
-    }
-
-    private Pod adopt(Pod p, ReplicaSet rs) {
-        List<OwnerReference> refs = new ArrayList<>(Objects.requireNonNullElse(p.getMetadata().getOwnerReferences(),
-                List.of()));
-        refs.add(OwnerReferences.controlledBy(rs));
-        return setOwners(p, refs);
-    }
-
-    /** Replaces the pod's ownerReferences; the uid in the patch makes it fail if the pod was replaced meanwhile. */
-    private Pod setOwners(Pod p, List<OwnerReference> refs) {
-        return client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
-                        + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
-    }
-
-    private void release(Pod p, ReplicaSet rs) {
-        List<OwnerReference> refs = new ArrayList<>(p.getMetadata().getOwnerReferences());
-        refs.removeIf(r -> r.getUid().equals(rs.getMetadata().getUid()));
-        try {
-            setOwners(p, refs);
-        } catch (ApiException e) {
-            if (e.code() != 404) {
-                throw e;
-            }
-        }
+    private List<Pod> claimPods(ReplicaSet rs, LabelSelector selector) {
+        return PodClaims.claim(client, pods, rs, p -> !selector.isEmpty() && selector.matches(labels(p)));
     }
 
     /**

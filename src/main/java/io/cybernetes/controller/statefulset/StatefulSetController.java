@@ -11,6 +11,7 @@ import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.ControllerHistory;
 import io.cybernetes.controller.IntOrPercent;
 import io.cybernetes.controller.OwnerReferences;
+import io.cybernetes.controller.PodClaims;
 import io.cybernetes.controller.Pods;
 import io.cybernetes.controller.Reconciler;
 import io.cybernetes.controller.Request;
@@ -142,38 +143,8 @@ public final class StatefulSetController implements Reconciler {
 
     /** The set's pods, after adopting matching orphans of its names and releasing those it no longer matches. */
     private List<Pod> claimPods(StatefulSet set, LabelSelector selector) {
-        List<Pod> out = new ArrayList<>();
-        String uid = set.getMetadata().getUid();
-        for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, set.getMetadata().getNamespace())) {
-            OwnerReference ref = OwnerReferences.controllerOf(p);
-            boolean matches = selector.matches(Objects.requireNonNullElse(p.getMetadata().getLabels(), Map.of()))
-                    && StatefulPods.ordinal(set, p) >= 0;
-            if (ref == null && matches && p.getMetadata().getDeletionTimestamp() == null) {
-                out.add(patchOwners(p, List.of(OwnerReferences.controlledBy(set))));
-            } else if (ref != null && ref.getUid().equals(uid)) {
-                if (matches) {
-                    out.add(p);
-                } else if (p.getMetadata().getDeletionTimestamp() == null) {
-                    List<OwnerReference> refs = new ArrayList<>(p.getMetadata().getOwnerReferences());
-                    refs.removeIf(r -> r.getUid().equals(uid));
-                    patchOwners(p, refs);
-                }
-            }
-        }
-        return out;
-    }
-
-    private Pod patchOwners(Pod p, List<OwnerReference> refs) {
-        try {
-            return client.patch(Pod.class, p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                    "{\"metadata\":{\"uid\":\"" + p.getMetadata().getUid() + "\",\"ownerReferences\":"
-                            + Json.write(Json.MAPPER.valueToTree(refs)) + "}}");
-        } catch (ApiException e) {
-            if (e.code() == 404) {
-                return p;
-            }
-            throw e;
-        }
+        return PodClaims.claim(client, pods, set, p -> selector.matches(Objects.requireNonNullElse(
+                p.getMetadata().getLabels(), Map.of())) && StatefulPods.ordinal(set, p) >= 0);
     }
 
     /** One pass over the set's pods: what it creates, deletes and mends, in Kubernetes' order. */
@@ -240,6 +211,9 @@ public final class StatefulSetController implements Reconciler {
                         return recheck;
                     }
                     continue;
+                }
+                if ("Pending".equals(phase(p)) && p.getMetadata().getDeletionTimestamp() == null) {
+                    createClaims(p.getMetadata().getName()); // a claim deleted under a waiting pod is made again
                 }
                 if (ordered && (p.getMetadata().getDeletionTimestamp() != null || !available(p))) {
                     return recheck;
@@ -320,21 +294,8 @@ public final class StatefulSetController implements Reconciler {
 
         private void create(int ord) {
             String podName = StatefulPods.podName(set, ord);
-            for (PersistentVolumeClaim c : StatefulPods.claims(set, podName)) {
-                if (claims.get(set.getMetadata().getNamespace() + "/" + c.getMetadata().getName()).isEmpty()) {
-                    try {
-                        client.create(c);
-                        events.normal(set, "SuccessfulCreate", "create Claim " + c.getMetadata().getName() + " Pod "
-                                + podName + " in StatefulSet " + name() + " success");
-                    } catch (ApiException e) {
-                        if (e.code() != 409) {
-                            events.warning(set, "FailedCreate", "create Claim " + c.getMetadata().getName()
-                                    + " for Pod " + podName + " in StatefulSet " + name() + " failed error: "
-                                    + e.getMessage());
-                            throw e;
-                        }
-                    }
-                }
+            if (!createClaims(podName)) {
+                return;
             }
             boolean fromCurrent = ord < StatefulPods.start(set) + partition();
             Pod pod = StatefulPods.newPod(set, fromCurrent ? currentSet : set, fromCurrent ? currentRevision
@@ -350,6 +311,37 @@ public final class StatefulSetController implements Reconciler {
                     throw e;
                 }
             }
+        }
+
+        /**
+         * Makes the claims the pod needs that do not exist; false when one is being deleted
+         * (a claim from before a quick scale-down and up): the pod waits for it to go.
+         */
+        private boolean createClaims(String podName) {
+            for (PersistentVolumeClaim c : StatefulPods.claims(set, podName)) {
+                var existing = claims.get(set.getMetadata().getNamespace() + "/" + c.getMetadata().getName());
+                if (existing.isPresent()) {
+                    if (existing.get().getMetadata().getDeletionTimestamp() != null) {
+                        Duration wait = Duration.ofSeconds(1);
+                        recheck = recheck == null || wait.compareTo(recheck) < 0 ? wait : recheck;
+                        return false;
+                    }
+                    continue;
+                }
+                try {
+                    client.create(c);
+                    events.normal(set, "SuccessfulCreate", "create Claim " + c.getMetadata().getName() + " Pod "
+                            + podName + " in StatefulSet " + name() + " success");
+                } catch (ApiException e) {
+                    if (e.code() != 409) {
+                        events.warning(set, "FailedCreate", "create Claim " + c.getMetadata().getName()
+                                + " for Pod " + podName + " in StatefulSet " + name() + " failed error: "
+                                + e.getMessage());
+                        throw e;
+                    }
+                }
+            }
+            return true;
         }
 
         /** The ordinals below the partition keep the current revision (RollingUpdate only). */

@@ -3,6 +3,7 @@ package io.cybernetes.controller.volume;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
+import io.cybernetes.api.NodeSelectors;
 import io.cybernetes.api.Quantities;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.EventRecorder;
@@ -20,7 +21,9 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeStatus;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 
 import java.math.BigDecimal;
@@ -36,7 +39,8 @@ import java.util.Optional;
  * volumes for the simulated provisioner ({@value #PROVISIONER}): a claim gets the smallest
  * available volume that fits it (its class, access modes, size, volume mode and selector),
  * or the one it names; without one, a class of this provisioner makes one for it (at once,
- * or once the scheduler has chosen a node, with WaitForFirstConsumer); a volume whose claim
+ * or, with WaitForFirstConsumer, once a pod that mounts it is on a node: the node is written
+ * to the claim as {@value #SELECTED_NODE} and the volume is of that node); a volume whose claim
  * is gone is Released, and deleted when its reclaim policy says Delete; a bound claim that
  * asks for more grows its provisioned volume. Keys are {@code claim/NAMESPACE/NAME} and
  * {@code volume/NAME}.
@@ -57,15 +61,17 @@ public final class PersistentVolumeController implements Reconciler {
     private final Indexer<PersistentVolumeClaim> claims;
     private final Indexer<PersistentVolume> volumes;
     private final Indexer<StorageClass> classes;
+    private final Indexer<Pod> pods;
     private final EventRecorder events;
 
     public PersistentVolumeController(ApiClient client, Indexer<PersistentVolumeClaim> claims,
                                       Indexer<PersistentVolume> volumes, Indexer<StorageClass> classes,
-                                      EventRecorder events) {
+                                      Indexer<Pod> pods, EventRecorder events) {
         this.client = client;
         this.claims = claims;
         this.volumes = volumes;
         this.classes = classes;
+        this.pods = pods;
         this.events = events;
     }
 
@@ -108,13 +114,24 @@ public final class PersistentVolumeController implements Reconciler {
             }
             return;
         }
-        PersistentVolume match = findMatch(claim);
+        String className = Objects.requireNonNullElse(claim.getSpec().getStorageClassName(), "");
+        StorageClass sc = className.isEmpty() ? null : classes.get(className).orElse(null);
+        String node = annotations(claim).get(SELECTED_NODE);
+        if (sc != null && "WaitForFirstConsumer".equals(sc.getVolumeBindingMode()) && node == null) {
+            node = consumerNode(claim);
+            if (node == null) {
+                events.normal(claim, "WaitForFirstConsumer", "waiting for first consumer to be created before binding");
+                return;
+            }
+            PersistentVolumeClaim selected = Json.convert(Json.toTree(claim), PersistentVolumeClaim.class);
+            selected.getMetadata().setAnnotations(with(selected.getMetadata().getAnnotations(), SELECTED_NODE, node));
+            claim = client.update(selected);
+        }
+        PersistentVolume match = findMatch(claim, node);
         if (match != null) {
             bind(match, claim);
             return;
         }
-        String className = Objects.requireNonNullElse(claim.getSpec().getStorageClassName(), "");
-        StorageClass sc = className.isEmpty() ? null : classes.get(className).orElse(null);
         if (sc == null) {
             events.normal(claim, "FailedBinding", className.isEmpty()
                     ? "no persistent volumes available for this claim and no storage class is set"
@@ -127,16 +144,34 @@ public final class PersistentVolumeController implements Reconciler {
                     + " creation is delayed, please verify that the provisioner is running and correctly registered.");
             return;
         }
-        String node = annotations(claim).get(SELECTED_NODE);
-        if ("WaitForFirstConsumer".equals(sc.getVolumeBindingMode()) && node == null) {
-            events.normal(claim, "WaitForFirstConsumer", "waiting for first consumer to be created before binding");
-            return;
-        }
         provision(claim, sc, node);
     }
 
-    /** The smallest available volume that fits: class, access modes, size, volume mode, selector. */
-    private PersistentVolume findMatch(PersistentVolumeClaim claim) {
+    /**
+     * The node a consumer of a WaitForFirstConsumer claim was placed on: a pod on a node that
+     * mounts it (the scheduler let it through for this), or null while there is none.
+     */
+    private String consumerNode(PersistentVolumeClaim claim) {
+        for (Pod p : pods.byIndex(Indexer.NAMESPACE_INDEX, claim.getMetadata().getNamespace())) {
+            String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
+            if (node == null || node.isEmpty() || p.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            for (Volume v : Objects.requireNonNullElse(p.getSpec().getVolumes(), List.<Volume>of())) {
+                if (v.getPersistentVolumeClaim() != null
+                        && claim.getMetadata().getName().equals(v.getPersistentVolumeClaim().getClaimName())) {
+                    return node;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The smallest available volume that fits: class, access modes, size, volume mode,
+     * selector, and (for a claim placed on a node) a node affinity that admits the node.
+     */
+    private PersistentVolume findMatch(PersistentVolumeClaim claim, String node) {
         String className = Objects.requireNonNullElse(claim.getSpec().getStorageClassName(), "");
         BigDecimal wanted = size(claim.getSpec().getResources() == null ? null
                 : claim.getSpec().getResources().getRequests());
@@ -157,6 +192,7 @@ public final class PersistentVolumeController implements Reconciler {
                         .containsAll(modes))
                 .filter(pv -> size(pv.getSpec().getCapacity()).compareTo(wanted) >= 0)
                 .filter(pv -> selector.matches(Objects.requireNonNullElse(pv.getMetadata().getLabels(), Map.of())))
+                .filter(pv -> node == null || admits(pv, node))
                 .min(Comparator.comparing((PersistentVolume pv) -> size(pv.getSpec().getCapacity()))
                         .thenComparing(pv -> pv.getSpec().getClaimRef() == null ? 1 : 0)
                         .thenComparing(pv -> pv.getMetadata().getName()))
@@ -261,10 +297,8 @@ public final class PersistentVolumeController implements Reconciler {
 
     // ---- volumes
 
+    /** A volume being deleted is still followed: its claim going releases it, and then its protection lets it go. */
     private void syncVolume(PersistentVolume pv) {
-        if (pv.getMetadata().getDeletionTimestamp() != null) {
-            return;
-        }
         ObjectReference ref = pv.getSpec().getClaimRef();
         if (ref == null) {
             setVolumePhase(pv, "Available", null);
@@ -320,6 +354,17 @@ public final class PersistentVolumeController implements Reconciler {
     }
 
     // ---- helpers
+
+    /** Whether a volume's node affinity admits the node (by its name and host name label). */
+    private static boolean admits(PersistentVolume pv, String node) {
+        var affinity = pv.getSpec().getNodeAffinity();
+        if (affinity == null || affinity.getRequired() == null || affinity.getRequired().getNodeSelectorTerms() == null) {
+            return true;
+        }
+        Map<String, String> labels = Map.of("kubernetes.io/hostname", node);
+        return affinity.getRequired().getNodeSelectorTerms().stream()
+                .anyMatch(t -> NodeSelectors.matches(t, node, labels));
+    }
 
     private static PersistentVolumeStatus status(PersistentVolume pv, String phase) {
         PersistentVolumeStatus st = pv.getStatus() == null ? new PersistentVolumeStatus() : pv.getStatus();
@@ -389,6 +434,21 @@ public final class PersistentVolumeController implements Reconciler {
                         .forEach(claim -> c.enqueue(CLAIM + Keys.of(claim)));
             }
             return VOLUME + pv.getMetadata().getName();
+        });
+    }
+
+    /** A pod placed on a node queues the claims it mounts (one of a WaitForFirstConsumer class waits for it). */
+    public ResourceEventHandler<Pod> podHandler(Controller c) {
+        return c.enqueueMapped(pod -> {
+            if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+                for (Volume v : Objects.requireNonNullElse(pod.getSpec().getVolumes(), List.<Volume>of())) {
+                    if (v.getPersistentVolumeClaim() != null) {
+                        c.enqueue(CLAIM + pod.getMetadata().getNamespace() + "/"
+                                + v.getPersistentVolumeClaim().getClaimName());
+                    }
+                }
+            }
+            return null;
         });
     }
 

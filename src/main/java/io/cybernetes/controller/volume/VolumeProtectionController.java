@@ -22,8 +22,8 @@ import java.util.Objects;
 
 /**
  * Takes the protection finalizers off what is being deleted once nothing uses it, as
- * Kubernetes' pvc-protection and pv-protection controllers do: a claim once no pod that has
- * not finished mounts it, a volume once it is not bound. Keys are {@code claim/NAMESPACE/NAME}
+ * Kubernetes' pvc-protection and pv-protection controllers do: a claim once no pod on a node
+ * that has not finished mounts it, a volume once it is not bound. Keys are {@code claim/NAMESPACE/NAME}
  * and {@code volume/NAME}.
  */
 public final class VolumeProtectionController implements Reconciler {
@@ -85,7 +85,9 @@ public final class VolumeProtectionController implements Reconciler {
     private static boolean mounts(List<Pod> candidates, PersistentVolumeClaim claim) {
         for (Pod p : candidates) {
             String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-            if ("Succeeded".equals(phase) || "Failed".equals(phase) || p.getSpec() == null) {
+            // a pod not on a node yet does not use the claim, as Kubernetes' podUsesPVC decides
+            if ("Succeeded".equals(phase) || "Failed".equals(phase) || p.getSpec() == null
+                    || p.getSpec().getNodeName() == null || p.getSpec().getNodeName().isEmpty()) {
                 continue;
             }
             for (Volume v : Objects.requireNonNullElse(p.getSpec().getVolumes(), List.<Volume>of())) {

@@ -12,6 +12,11 @@ public interface ClusterVolumes {
 
     Optional<PersistentVolume> volume(String name);
 
+    /** The binding mode of a storage class (Immediate or WaitForFirstConsumer), if the class exists. */
+    default Optional<String> bindingMode(String storageClass) {
+        return Optional.empty();
+    }
+
     /** What a scheduler that watches no volumes knows: none. */
     ClusterVolumes NONE = new ClusterVolumes() {
         @Override

@@ -20,7 +20,8 @@ import java.util.Objects;
 /**
  * A pod's claims must exist and be bound before it is placed, and a bound volume's node
  * affinity must admit the node, as kube-scheduler's VolumeBinding plugin decides, in its
- * words. (Claims of a WaitForFirstConsumer class are not waited for here.)
+ * words. A claim of a WaitForFirstConsumer class does not hold the pod: the persistent
+ * volume controller binds it on the node the pod is placed on.
  */
 public final class VolumeBinding implements Plugin.PreFilter, Plugin.Filter, Plugin.HandleAware {
 
@@ -63,9 +64,17 @@ public final class VolumeBinding implements Plugin.PreFilter, Plugin.Filter, Plu
             }
             String volume = claim.getSpec() == null ? null : claim.getSpec().getVolumeName();
             if (volume == null || volume.isEmpty()) {
+                String className = Objects.requireNonNullElse(claim.getSpec().getStorageClassName(), "");
+                if (cluster().bindingMode(className).filter("WaitForFirstConsumer"::equals).isPresent()) {
+                    continue; // bound for this consumer, on the node it is placed on
+                }
                 return Status.unresolvable(UNBOUND);
             }
-            cluster().volume(volume).ifPresent(bound::add);
+            PersistentVolume pv = cluster().volume(volume).orElse(null);
+            if (pv == null) {
+                return Status.unresolvable("persistentvolume \"" + volume + "\" not found");
+            }
+            bound.add(pv);
         }
         state.write(VOLUMES, bound);
         return Status.SUCCESS;

@@ -90,6 +90,8 @@ class VolumesKubectlTest extends SimulatedClusterSupport {
         assertThat(post("/api/v1/namespaces/" + NS + "/pods", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
                 + "{\"name\":\"user\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}],\"volumes\":"
                 + "[{\"name\":\"d\",\"persistentVolumeClaim\":{\"claimName\":\"data\"}}]}}").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get("/api/v1/namespaces/" + NS
+                + "/pods/user").text("status.phase")).isEqualTo("Running"));
         assertThat(delete(PVCS + "/data").code()).isEqualTo(202); // accepted: its finalizer holds it
         await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Response still = get(PVCS + "/data");
@@ -152,5 +154,28 @@ class VolumesKubectlTest extends SimulatedClusterSupport {
             assertThat(scheduled.path("message").asString()).contains("pod has unbound immediate"
                     + " PersistentVolumeClaims");
         });
+    }
+
+    @Test
+    void aWaitForFirstConsumerClaimIsProvisionedOnTheNodeItsPodIsPlacedOn() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        assertThat(post("/apis/storage.k8s.io/v1/storageclasses", "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":"
+                + "\"StorageClass\",\"metadata\":{\"name\":\"local-wait\"},\"provisioner\":\"cybernetes.io/simulated\","
+                + "\"volumeBindingMode\":\"WaitForFirstConsumer\"}").code()).isIn(201, 409);
+        assertThat(claim("later", "local-wait", "1Gi").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get("/api/v1/namespaces/" + NS
+                + "/events?fieldSelector=involvedObject.name%3Dlater").body())
+                .contains("waiting for first consumer to be created before binding"));
+        assertThat(get(PVCS + "/later").text("status.phase")).isEqualTo("Pending");
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                + "{\"name\":\"consumer\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}],"
+                + "\"volumes\":[{\"name\":\"d\",\"persistentVolumeClaim\":{\"claimName\":\"later\"}}]}}").code())
+                .isEqualTo(201);
+        JsonNode bound = awaitBound("later");
+        String node = get("/api/v1/namespaces/" + NS + "/pods/consumer").text("spec.nodeName");
+        assertThat(bound.path("metadata").path("annotations").path("volume.kubernetes.io/selected-node").asString())
+                .isEqualTo(node);
+        JsonNode pv = get("/api/v1/persistentvolumes/" + bound.path("spec").path("volumeName").asString()).json();
+        assertThat(pv.path("spec").path("nodeAffinity").toString()).contains("kubernetes.io/hostname", node);
     }
 }

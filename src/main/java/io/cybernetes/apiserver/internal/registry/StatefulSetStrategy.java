@@ -114,6 +114,14 @@ public final class StatefulSetStrategy extends DefaultingStrategy {
             WorkloadStrategy.validateSelector(spec, causes);
         }
         WorkloadStrategy.validateLongRunningTemplate(spec, "must not be specified", causes);
+        JsonNode templates = spec.path("volumeClaimTemplates");
+        for (int i = 0; i < templates.size(); i++) {
+            String path = "spec.volumeClaimTemplates[" + i + "]";
+            if (templates.path(i).path("metadata").path("name").asString("").isEmpty()) {
+                causes.add(MetaValidation.required(path + ".metadata.name", "name or generateName is required"));
+            }
+            PersistentVolumeClaimStrategy.validateSpec(templates.path(i).path("spec"), path + ".spec", causes);
+        }
     }
 
     @Override
