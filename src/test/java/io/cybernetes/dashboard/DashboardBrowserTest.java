@@ -116,6 +116,8 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
     private WebDriverWait waiting() {
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        // a row re-rendered by a watch event while it is typed into: the next try finds the new one
+        wait.ignoring(org.openqa.selenium.ElementNotInteractableException.class);
         return wait;
     }
 
