@@ -21,4 +21,29 @@ public final class Pods {
         }
         return false;
     }
+
+    /** When the pod's Ready condition last became True, or null (not ready, or no time given). */
+    public static java.time.Instant readySince(Pod pod) {
+        if (!ready(pod)) {
+            return null;
+        }
+        for (PodCondition c : pod.getStatus().getConditions()) {
+            if ("Ready".equals(c.getType()) && c.getLastTransitionTime() != null) {
+                return java.time.Instant.parse(c.getLastTransitionTime());
+            }
+        }
+        return null;
+    }
+
+    /** Ready for {@code minReadySeconds} by {@code now}, as Kubernetes' IsPodAvailable judges it. */
+    public static boolean available(Pod pod, int minReadySeconds, java.time.Instant now) {
+        if (!ready(pod)) {
+            return false;
+        }
+        if (minReadySeconds <= 0) {
+            return true;
+        }
+        java.time.Instant since = readySince(pod);
+        return since != null && !since.plusSeconds(minReadySeconds).isAfter(now);
+    }
 }

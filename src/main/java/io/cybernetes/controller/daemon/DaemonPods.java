@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -153,20 +152,9 @@ final class DaemonPods {
         return null;
     }
 
-    /** Ready for at least {@code minReadySeconds} by {@code now}. */
+    /** Ready for at least {@code minReadySeconds} by {@code now}, and not being deleted. */
     static boolean available(Pod pod, int minReadySeconds, Instant now) {
-        if (!Pods.ready(pod) || pod.getMetadata().getDeletionTimestamp() != null) {
-            return false;
-        }
-        if (minReadySeconds <= 0) {
-            return true;
-        }
-        for (PodCondition c : Objects.requireNonNullElse(pod.getStatus().getConditions(), List.<PodCondition>of())) {
-            if ("Ready".equals(c.getType()) && c.getLastTransitionTime() != null) {
-                return !Instant.parse(c.getLastTransitionTime()).plusSeconds(minReadySeconds).isAfter(now);
-            }
-        }
-        return false;
+        return pod.getMetadata().getDeletionTimestamp() == null && Pods.available(pod, minReadySeconds, now);
     }
 
     static boolean finished(Pod pod) {

@@ -20,7 +20,6 @@ import io.cybernetes.controller.TemplateHash;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -399,7 +398,7 @@ public final class StatefulSetController implements Reconciler {
             if (minReady <= 0) {
                 return true;
             }
-            Instant since = readySince(p);
+            Instant since = Pods.readySince(p);
             if (since == null) {
                 return false;
             }
@@ -430,15 +429,6 @@ public final class StatefulSetController implements Reconciler {
         return "Failed".equals(phase(p)) || "Succeeded".equals(phase(p));
     }
 
-    private static Instant readySince(Pod p) {
-        for (PodCondition c : Objects.requireNonNullElse(p.getStatus().getConditions(), List.<PodCondition>of())) {
-            if ("Ready".equals(c.getType()) && c.getLastTransitionTime() != null) {
-                return Instant.parse(c.getLastTransitionTime());
-            }
-        }
-        return null;
-    }
-
     /**
      * The counts as Kubernetes makes them; once every pod is of the update revision and
      * ready, the update revision becomes the current one.
@@ -458,13 +448,9 @@ public final class StatefulSetController implements Reconciler {
         int updated = 0;
         for (Pod p : owned) {
             replicas++;
-            boolean runningReady = "Running".equals(phase(p)) && Pods.ready(p);
-            if (runningReady) {
+            if ("Running".equals(phase(p)) && Pods.ready(p)) {
                 ready++;
-                Instant since = readySince(p);
-                if (minReady <= 0 || (since != null && !since.plusSeconds(minReady).isAfter(now))) {
-                    available++;
-                }
+                available += Pods.available(p, minReady, now) ? 1 : 0;
             }
             if (p.getMetadata().getDeletionTimestamp() == null) {
                 String revision = Objects.requireNonNullElse(p.getMetadata().getLabels(), Map.<String, String>of())
