@@ -79,10 +79,6 @@ public final class DaemonSetStrategy extends DefaultingStrategy {
     @Override
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);
-        JsonNode a = obj.path("spec").get("selector");
-        JsonNode b = old.path("spec").get("selector");
-        if (a != null && b != null && !a.equals(b)) {
-            causes.add(MetaValidation.immutable("spec.selector"));
-        }
+        WorkloadStrategy.validateSelectorUnchanged(obj, old, causes);
     }
 }

@@ -16,24 +16,17 @@ import java.util.List;
  * request above zero), and once created a spec that changes only by growing the request of
  * a bound claim, by naming its volume or its class once.
  */
-public final class PersistentVolumeClaimStrategy implements KindStrategy {
+public final class PersistentVolumeClaimStrategy extends StorageObjectStrategy {
 
     static final List<String> ACCESS_MODES = List.of("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce",
             "ReadWriteOncePod");
 
-    @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        obj.putObject("status").put("phase", "Pending");
-        setDefaults(obj);
+    public PersistentVolumeClaimStrategy() {
+        super(List.of("Bound", "Lost", "Pending"));
     }
 
     @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    private static void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         PodSpecs.putIfAbsent(Json.child(obj, "spec"), "volumeMode", "Filesystem");
     }
 
@@ -81,11 +74,7 @@ public final class PersistentVolumeClaimStrategy implements KindStrategy {
 
     @Override
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
-        if ("status".equals(subresource)) {
-            String phase = obj.path("status").path("phase").asString("Pending");
-            if (!List.of("Pending", "Bound", "Lost").contains(phase)) {
-                causes.add(MetaValidation.notSupported("status.phase", phase, "\"Bound\", \"Lost\", \"Pending\""));
-            }
+        if (validatedStatus(obj, subresource, causes)) {
             return;
         }
         validate(obj, causes);

@@ -16,7 +16,7 @@ import java.util.Set;
  * capacity, access modes, exactly one volume source, the reclaim policies), and the
  * volume source fixed once created.
  */
-public final class PersistentVolumeStrategy implements KindStrategy {
+public final class PersistentVolumeStrategy extends StorageObjectStrategy {
 
     /** The volume sources a PersistentVolume may have, one of them. */
     static final Set<String> SOURCES = Set.of("hostPath", "local", "nfs", "csi", "iscsi", "fc", "rbd", "cephfs",
@@ -24,19 +24,12 @@ public final class PersistentVolumeStrategy implements KindStrategy {
             "vsphereVolume", "portworxVolume", "scaleIO", "storageos", "flexVolume", "flocker", "quobyte",
             "photonPersistentDisk");
 
-    @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        obj.putObject("status").put("phase", "Pending");
-        setDefaults(obj);
+    public PersistentVolumeStrategy() {
+        super(List.of("Available", "Bound", "Failed", "Pending", "Released"));
     }
 
     @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        setDefaults(obj);
-    }
-
-    private static void setDefaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         ObjectNode spec = Json.child(obj, "spec");
         PodSpecs.putIfAbsent(spec, "persistentVolumeReclaimPolicy", "Retain");
         PodSpecs.putIfAbsent(spec, "volumeMode", "Filesystem");
@@ -88,12 +81,7 @@ public final class PersistentVolumeStrategy implements KindStrategy {
 
     @Override
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
-        if ("status".equals(subresource)) {
-            String phase = obj.path("status").path("phase").asString("Pending");
-            if (!List.of("Pending", "Available", "Bound", "Released", "Failed").contains(phase)) {
-                causes.add(MetaValidation.notSupported("status.phase", phase,
-                        "\"Available\", \"Bound\", \"Failed\", \"Pending\", \"Released\""));
-            }
+        if (validatedStatus(obj, subresource, causes)) {
             return;
         }
         validate(obj, causes);

@@ -104,6 +104,15 @@ public final class WorkloadStrategy extends DefaultingStrategy {
         }
     }
 
+    /** An apps/v1 workload's selector never changes. */
+    static void validateSelectorUnchanged(ObjectNode obj, ObjectNode old, List<StatusCause> causes) {
+        JsonNode a = obj.path("spec").get("selector");
+        JsonNode b = old.path("spec").get("selector");
+        if (a != null && b != null && !a.equals(b)) {
+            causes.add(MetaValidation.immutable("spec.selector"));
+        }
+    }
+
     /** A whole number at {@code spec.field} that may not be negative. */
     static void validateNotNegative(JsonNode spec, String field, List<StatusCause> causes) {
         JsonNode v = spec.path(field);
@@ -117,11 +126,7 @@ public final class WorkloadStrategy extends DefaultingStrategy {
     public void validateUpdate(ObjectNode obj, ObjectNode old, String subresource, List<StatusCause> causes) {
         validate(obj, causes);
         if (deployment || "apps/v1".equals(Json.text(obj, "apiVersion"))) {
-            JsonNode a = obj.path("spec").get("selector");
-            JsonNode b = old.path("spec").get("selector");
-            if (a != null && b != null && !a.equals(b)) {
-                causes.add(MetaValidation.immutable("spec.selector"));
-            }
+            validateSelectorUnchanged(obj, old, causes);
         }
     }
 
