@@ -8,11 +8,14 @@ import io.cybernetes.client.Indexer;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -36,6 +39,32 @@ public final class ControllerHistory {
     public ControllerHistory(ApiClient client, Indexer<ControllerRevision> revisions) {
         this.client = client;
         this.revisions = revisions;
+    }
+
+    /**
+     * The revision of a workload's pod template, as Kubernetes writes it: named
+     * {@code OWNER-HASH}, labelled with the template's labels and {@code hashLabel: hash},
+     * the owner's annotations, and as data the template as a patch that replaces it.
+     */
+    public static Wanted templateRevision(HasMetadata owner, PodTemplateSpec template, String hashLabel, String hash) {
+        return new Wanted(owner.getMetadata().getName() + "-" + hash, templateLabels(template, hashLabel, hash),
+                Objects.requireNonNullElse(owner.getMetadata().getAnnotations(), Map.of()), templatePatch(template));
+    }
+
+    /** {@code {"spec":{"template":{..., "$patch":"replace"}}}}: what a revision's data is, and what its hash is of. */
+    public static ObjectNode templatePatch(PodTemplateSpec template) {
+        ObjectNode t = Json.toTree(template).deepCopy();
+        t.put("$patch", "replace");
+        ObjectNode data = Json.object();
+        data.putObject("spec").set("template", t);
+        return data;
+    }
+
+    private static Map<String, String> templateLabels(PodTemplateSpec template, String hashLabel, String hash) {
+        Map<String, String> labels = new LinkedHashMap<>(Objects.requireNonNullElse(
+                template.getMetadata() == null ? null : template.getMetadata().getLabels(), Map.of()));
+        labels.put(hashLabel, hash);
+        return labels;
     }
 
     /** The current revision and the others, oldest first. */

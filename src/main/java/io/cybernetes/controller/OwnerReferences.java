@@ -23,6 +23,12 @@ public final class OwnerReferences {
         return null;
     }
 
+    /** The key (namespace/name) of the object's controller when it is of {@code kind}, else null. */
+    public static String controllerKey(HasMetadata o, String kind) {
+        OwnerReference ref = controllerOf(o);
+        return ref == null || !kind.equals(ref.getKind()) ? null : o.getMetadata().getNamespace() + "/" + ref.getName();
+    }
+
     /** A reference to {@code owner} as the controller of what it makes, blocking its foreground deletion. */
     public static OwnerReference controlledBy(HasMetadata owner) {
         return new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())

@@ -18,12 +18,10 @@ import io.cybernetes.controller.Request;
 import io.cybernetes.controller.Result;
 import io.cybernetes.controller.TemplateHash;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
-import tools.jackson.databind.node.ObjectNode;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +30,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -105,7 +102,8 @@ public final class DaemonSetController implements Reconciler {
         String hash = TemplateHash.of(Json.toTree(ds.getSpec().getTemplate()), collisions);
         ControllerHistory.History revisions;
         try {
-            revisions = history.sync(ds, selector, wanted(ds, hash));
+            revisions = history.sync(ds, selector, ControllerHistory.templateRevision(ds, ds.getSpec().getTemplate(),
+                    ControllerHistory.REVISION_LABEL, hash));
         } catch (ControllerHistory.Collision c) {
             DaemonSet counted = copy(ds);
             status(counted).setCollisionCount(collisions + 1);
@@ -133,20 +131,6 @@ public final class DaemonSetController implements Reconciler {
         history.truncate(revisions, live, Objects.requireNonNullElse(ds.getSpec().getRevisionHistoryLimit(), 10));
         Duration recheck = updateStatus(ds, states, hash, satisfied, now);
         return recheck == null ? Result.DONE : Result.after(recheck);
-    }
-
-    /** The revision of the DaemonSet's template: named by its hash, the template's data as a replacing patch. */
-    private static ControllerHistory.Wanted wanted(DaemonSet ds, String hash) {
-        ObjectNode template = Json.toTree(ds.getSpec().getTemplate()).deepCopy();
-        template.put("$patch", "replace");
-        ObjectNode data = Json.object();
-        data.putObject("spec").set("template", template);
-        Map<String, String> labels = new LinkedHashMap<>(Objects.requireNonNullElse(
-                ds.getSpec().getTemplate().getMetadata() == null ? null
-                        : ds.getSpec().getTemplate().getMetadata().getLabels(), Map.of()));
-        labels.put(ControllerHistory.REVISION_LABEL, hash);
-        return new ControllerHistory.Wanted(ds.getMetadata().getName() + "-" + hash, labels,
-                Objects.requireNonNullElse(ds.getMetadata().getAnnotations(), Map.of()), data);
     }
 
     /**
@@ -387,9 +371,7 @@ public final class DaemonSetController implements Reconciler {
     }
 
     private static String owner(io.fabric8.kubernetes.api.model.HasMetadata o) {
-        OwnerReference ref = OwnerReferences.controllerOf(o);
-        return ref == null || !"DaemonSet".equals(ref.getKind()) ? null
-                : o.getMetadata().getNamespace() + "/" + ref.getName();
+        return OwnerReferences.controllerKey(o, "DaemonSet");
     }
 
     /** A node that comes, goes, or changes what decides placement queues every DaemonSet. */

@@ -31,7 +31,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -84,7 +83,9 @@ public final class StatefulSetController implements Reconciler {
         int collisions = Objects.requireNonNullElse(was.getCollisionCount(), 0);
         ControllerHistory.History revisions;
         try {
-            revisions = history.sync(set, selector, wanted(set, collisions));
+            revisions = history.sync(set, selector, ControllerHistory.templateRevision(set, set.getSpec().getTemplate(),
+                    HASH_LABEL, TemplateHash.of(ControllerHistory.templatePatch(set.getSpec().getTemplate()),
+                            collisions)));
         } catch (ControllerHistory.Collision c) {
             StatefulSet counted = copy(set);
             status(counted).setCollisionCount(collisions + 1);
@@ -111,21 +112,6 @@ public final class StatefulSetController implements Reconciler {
             client.updateStatus(next);
         }
         return recheck == null ? Result.DONE : Result.after(recheck);
-    }
-
-    /** The revision of the set's template: its data the template as a replacing patch, named by the data's hash. */
-    private static ControllerHistory.Wanted wanted(StatefulSet set, int collisions) {
-        ObjectNode template = Json.toTree(set.getSpec().getTemplate()).deepCopy();
-        template.put("$patch", "replace");
-        ObjectNode data = Json.object();
-        data.putObject("spec").set("template", template);
-        String hash = TemplateHash.of(data, collisions);
-        Map<String, String> labels = new LinkedHashMap<>(Objects.requireNonNullElse(
-                set.getSpec().getTemplate().getMetadata() == null ? null
-                        : set.getSpec().getTemplate().getMetadata().getLabels(), Map.of()));
-        labels.put(HASH_LABEL, hash);
-        return new ControllerHistory.Wanted(set.getMetadata().getName() + "-" + hash, labels,
-                Objects.requireNonNullElse(set.getMetadata().getAnnotations(), Map.of()), data);
     }
 
     /** The set with the template of a revision (the current pods' template while a rollout goes on). */
@@ -501,8 +487,6 @@ public final class StatefulSetController implements Reconciler {
     }
 
     private static String owner(io.fabric8.kubernetes.api.model.HasMetadata o) {
-        OwnerReference ref = OwnerReferences.controllerOf(o);
-        return ref == null || !"StatefulSet".equals(ref.getKind()) ? null
-                : o.getMetadata().getNamespace() + "/" + ref.getName();
+        return OwnerReferences.controllerKey(o, "StatefulSet");
     }
 }
