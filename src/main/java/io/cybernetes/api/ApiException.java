@@ -127,8 +127,13 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException notFound(ResourceType type, String name) {
-        return new ApiException(404, "NotFound", type.groupResource() + " \"" + name + "\" not found",
-                details(type.group(), type.plural(), name), null);
+        return notFound(type.group(), type.plural(), name);
+    }
+
+    /** 404 for a resource named as its server names it ({@code podmetrics} in {@code metrics.k8s.io}). */
+    public static ApiException notFound(String group, String resource, String name) {
+        return new ApiException(404, "NotFound", (group.isEmpty() ? resource : resource + "." + group) + " \"" + name
+                + "\" not found", details(group, resource, name), null);
     }
 
     /**

@@ -12,6 +12,8 @@ public final class KubeletApi {
     /** Its full subject. */
     public static final String CLIENT_SUBJECT = "CN=" + CLIENT_COMMON_NAME + ",O=kubeadm:cluster-admins";
 
+    /** What the node's containers use, in the Prometheus text format (what the metrics-server scrapes). */
+    public static final String RESOURCE_METRICS = "/metrics/resource";
     /** {@code /containerLogs/{namespace}/{pod}/{container}}. */
     public static final String CONTAINER_LOGS = "/containerLogs/";
     /** {@code /exec/{namespace}/{pod}/{container}?command=...&input=1&output=1&error=1&tty=1}. */

@@ -12,8 +12,10 @@ import tools.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Objects;
@@ -23,7 +25,8 @@ import java.util.function.Supplier;
 
 /**
  * One node's kubelet endpoints, as the kubelet serves them: {@code /healthz}, {@code /pods}
- * (the pods bound to the node) and {@code /containerLogs/{namespace}/{pod}/{container}} with
+ * (the pods bound to the node), {@code /metrics/resource} (what its containers use, as the
+ * metrics-server scrapes it) and {@code /containerLogs/{namespace}/{pod}/{container}} with
  * the kubelet's query parameters; errors in the kubelet's words.
  */
 final class KubeletEndpoints implements KubeletServer.Handler {
@@ -60,6 +63,8 @@ final class KubeletEndpoints implements KubeletServer.Handler {
             ArrayNode items = list.putArray("items");
             all.get().forEach(p -> items.add(Json.toTree(p)));
             response.send(200, "application/json", Json.MAPPER.writeValueAsBytes(list));
+        } else if (path.equals(KubeletApi.RESOURCE_METRICS)) {
+            response.send(200, "text/plain; version=0.0.4", resourceMetrics().getBytes(StandardCharsets.UTF_8));
         } else if (path.startsWith(KubeletApi.CONTAINER_LOGS)) {
             logs(request, response, path.substring(KubeletApi.CONTAINER_LOGS.length()).split("/"));
         } else if (path.startsWith(KubeletApi.PORT_FORWARD)) {
@@ -71,6 +76,42 @@ final class KubeletEndpoints implements KubeletServer.Handler {
         } else {
             response.text(404, "404 page not found");
         }
+    }
+
+    /**
+     * The kubelet's resource metrics in the Prometheus text format, each sample stamped with
+     * the time it was read (milliseconds), under the kubelet's names.
+     */
+    private String resourceMetrics() {
+        // read as of a whole millisecond, the precision of the samples' timestamps, so rates come out exact
+        ResourceUsage.Scrape s = agent.usage().scrape(all.get(), clock.instant().truncatedTo(ChronoUnit.MILLIS));
+        long at = s.at().toEpochMilli();
+        StringBuilder out = new StringBuilder(4096);
+        family(out, "container_cpu_usage_seconds_total", "counter",
+                "Cumulative cpu time consumed by the container in core-seconds");
+        s.containers().forEach(c -> sample(out, "container_cpu_usage_seconds_total", c, c.cpuSeconds(), at));
+        family(out, "container_memory_working_set_bytes", "gauge", "Current working set of the container in bytes");
+        s.containers().forEach(c -> sample(out, "container_memory_working_set_bytes", c, c.memoryBytes(), at));
+        family(out, "container_start_time_seconds", "gauge", "Start time of the container since unix epoch in seconds");
+        s.containers().forEach(c -> sample(out, "container_start_time_seconds", c,
+                c.started().getEpochSecond(), c.started().toEpochMilli()));
+        family(out, "node_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the node in core-seconds");
+        out.append("node_cpu_usage_seconds_total ").append(s.nodeCpuSeconds()).append(' ').append(at).append('\n');
+        family(out, "node_memory_working_set_bytes", "gauge", "Current working set of the node in bytes");
+        out.append("node_memory_working_set_bytes ").append(s.nodeMemoryBytes()).append(' ').append(at).append('\n');
+        family(out, "resource_scrape_error", "gauge", "1 if there was an error while getting container metrics, 0 otherwise");
+        out.append("resource_scrape_error 0\n");
+        return out.toString();
+    }
+
+    private static void family(StringBuilder out, String name, String type, String help) {
+        out.append("# HELP ").append(name).append(" [STABLE] ").append(help).append('\n');
+        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static void sample(StringBuilder out, String name, ResourceUsage.ContainerPoint c, double value, long at) {
+        out.append(name).append("{container=\"").append(c.container()).append("\",namespace=\"").append(c.namespace())
+                .append("\",pod=\"").append(c.pod()).append("\"} ").append(value).append(' ').append(at).append('\n');
     }
 
     private void logs(KubeletServer.Request request, KubeletServer.Response response, String[] parts)

@@ -105,6 +105,7 @@ public final class NodeAgent {
     private volatile Duration jobRunTime = DEFAULT_JOB_RUN_TIME;
     private final ContainerLogs logs;
     private final EphemeralRuns ephemerals = new EphemeralRuns();
+    private final ResourceUsage usage = new ResourceUsage();
     private volatile int kubeletPort;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
@@ -125,6 +126,15 @@ public final class NodeAgent {
 
     public Config config() {
         return config;
+    }
+
+    /** What its containers use when no annotation says ({@value ResourceUsage#POD_ANNOTATION}). */
+    public void usage(double fraction, double noise) {
+        usage.defaults(new ResourceUsage.Defaults(fraction, noise));
+    }
+
+    ResourceUsage usage() {
+        return usage;
     }
 
     /** How often containers without a log script print a line. */

@@ -49,6 +49,7 @@ public final class NodeFleet implements AutoCloseable {
     private int firstKubeletPort;
     private KubeletServer kubelets;
     private Duration logInterval = NodeAgent.DEFAULT_LOG_INTERVAL;
+    private ResourceUsage.Defaults usage = ResourceUsage.Defaults.STANDARD;
 
     /**
      * @param watchClient the client that watches pods bound to nodes (a node's identity may: it can list pods)
@@ -76,10 +77,19 @@ public final class NodeFleet implements AutoCloseable {
         this.logInterval = interval;
     }
 
+    /**
+     * What containers use when no annotation says: this fraction of their requests, give or
+     * take {@code noise} of it. Before their nodes are added.
+     */
+    public synchronized void usage(double fraction, double noise) {
+        this.usage = new ResourceUsage.Defaults(fraction, noise);
+    }
+
     /** Adds a node writing through its own client; registered at once when the fleet runs. */
     public synchronized NodeAgent add(ApiClient client, NodeAgent.Config config) {
         NodeAgent agent = new NodeAgent(client, config, clock);
         agent.logInterval(logInterval);
+        agent.usage(usage.fraction(), usage.noise());
         agent.onExit(key -> {
             RateLimitingQueue<String> q = queue;
             if (q != null) {

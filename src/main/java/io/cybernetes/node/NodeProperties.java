@@ -24,6 +24,9 @@ import java.util.List;
  * @param address      each node's address, where its kubelet endpoints listen (its InternalIP)
  * @param kubeletPort  the first node's kubelet port, the next node's the one after (0: any free ports)
  * @param logInterval  how often a container without a log script ({@value LogScript#POD_ANNOTATION}) prints a line
+ * @param usageFraction what share of its requests a container uses when no annotation
+ *                     ({@value ResourceUsage#POD_ANNOTATION}) says
+ * @param usageNoise   by how much of itself that usage varies either way from sample to sample
  */
 @ConfigurationProperties("cybernetes.nodes")
 public record NodeProperties(
@@ -40,5 +43,7 @@ public record NodeProperties(
         @DefaultValue("5s") Duration jobRunTime,
         @DefaultValue("127.0.0.1") String address,
         @DefaultValue("0") int kubeletPort,
-        @DefaultValue("10s") Duration logInterval) {
+        @DefaultValue("10s") Duration logInterval,
+        @DefaultValue("0.3") double usageFraction,
+        @DefaultValue("0.1") double usageNoise) {
 }

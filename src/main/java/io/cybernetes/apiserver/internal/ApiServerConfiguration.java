@@ -33,7 +33,8 @@ import org.springframework.core.Ordered;
 
 /** Wires the API server's beans. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ApiServerProperties.class, AuditProperties.class, ServiceProperties.class})
+@EnableConfigurationProperties({ApiServerProperties.class, AuditProperties.class, ServiceProperties.class,
+        io.cybernetes.apiserver.MetricsProperties.class})
 class ApiServerConfiguration {
 
     @Bean

@@ -45,6 +45,7 @@ final class SimulatedNodes {
         NodeFleet f = new NodeFleet(client(props.namePrefix() + 1), Clock.systemUTC(), 2);
         f.serveKubelets(ca, props.kubeletPort());
         f.logInterval(props.logInterval());
+        f.usage(props.usageFraction(), props.usageNoise());
         for (int i = 1; i <= props.count(); i++) {
             String name = props.namePrefix() + i;
             String zone = props.zones().isEmpty() ? "zone-a" : props.zones().get((i - 1) % props.zones().size());

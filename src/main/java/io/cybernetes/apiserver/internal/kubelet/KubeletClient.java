@@ -80,6 +80,28 @@ public final class KubeletClient {
         return URI.create("https://" + host + ":" + (port <= 0 ? DEFAULT_PORT : port));
     }
 
+    /**
+     * The text a kubelet answers a GET of {@code path} with, within {@code timeout}: what a
+     * component that scrapes kubelets (the metrics server) reads. Other than 2xx, or no
+     * answer in time, is the Status it means.
+     */
+    public String read(String node, String path, Duration timeout) {
+        URI uri = base(node).resolve(path);
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).GET().timeout(timeout).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() / 100 != 2) {
+                throw relayed(r.statusCode(), r.body().trim());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw unreachable(uri, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.of(500, "", "Get \"" + uri + "\": interrupted");
+        }
+    }
+
     /** A kubelet's answer, whatever its status: the code, the content type and the body as it streams. */
     record Answer(int code, String contentType, InputStream body) {
     }
