@@ -210,15 +210,15 @@ public final class ResourceRegistry {
      * scheduler's), not stored: registered by the component that serves it.
      */
     public static ResourceType view(String kind, String plural, boolean namespaced) {
-        return view(STATUS, "v1", kind, plural, kind.toLowerCase(), namespaced);
+        return view(STATUS, "v1", kind, plural, kind.toLowerCase(), namespaced,
+                io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
     }
 
     /** A read-only view in a group of its own ({@code metrics.k8s.io}), as its server names it. */
     public static ResourceType view(String group, String version, String kind, String plural, String singular,
-                                    boolean namespaced) {
+                                    boolean namespaced, Class<? extends HasMetadata> model) {
         return new ResourceType(group, version, kind, plural, singular, namespaced, List.of(), List.of(),
-                Set.of(), NameRule.PATH_SEGMENT, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class,
-                ResourceType.READ_ONLY);
+                Set.of(), NameRule.PATH_SEGMENT, model, ResourceType.READ_ONLY);
     }
 
     private static ResourceType type(String group, String kind, String plural, boolean namespaced, List<String> shortNames,

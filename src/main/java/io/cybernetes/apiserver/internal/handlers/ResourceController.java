@@ -55,13 +55,15 @@ public class ResourceController {
     private final java.util.Map<String, SubresourceHandler> handlers = new java.util.HashMap<>();
     /** The subresources answered with a stream from a node (a pod's log, exec, attach, port-forward). */
     private final List<StreamedSubresource> streamed;
+    private final List<ComputedView> views;
 
     public ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
                        TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics,
-                       List<StreamedSubresource> streamed) {
+                       List<StreamedSubresource> streamed, List<ComputedView> views) {
         this.registry = registry;
         this.streamed = List.copyOf(streamed);
+        this.views = List.copyOf(views);
         this.service = service;
         this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent,
                 new WatchStreamer.Served() {
@@ -111,8 +113,7 @@ public class ResourceController {
         }
         String method = request.method();
         if (type.view()) {
-            // served by the component that computes it; anything that reaches here is a verb it does not have
-            throw ApiException.methodNotAllowed();
+            return view(request, type, info);
         }
         if (!type.stored()) {
             return review(request, type, info);
@@ -174,6 +175,37 @@ public class ResourceController {
     }
 
     // ---- verbs
+
+    /**
+     * A view: GET of one or a list from the component that computes it (a view served by a
+     * controller of its own never reaches here over HTTP); anything else is a verb it does not have.
+     */
+    private ResponseEntity<?> view(ApiCall request, ResourceType type, RequestInfo info) {
+        ComputedView view = views.stream().filter(v -> v.serves(type)).findFirst().orElse(null);
+        if (view == null || !request.method().equals("GET") || info.subresource() != null
+                || RequestReader.isTrue(request.parameter("watch"))) {
+            throw ApiException.methodNotAllowed();
+        }
+        if (info.name() != null) {
+            return respond(request, type, Outcome.ok(view.get(type, info.namespace(), info.name()), List.of()));
+        }
+        List<ObjectNode> items = view.list(type, info.namespace(), request.parameter("labelSelector"),
+                request.parameter("fieldSelector"));
+        Format format = Format.of(request);
+        ObjectNode body;
+        if (format.table()) {
+            body = TableConvertor.table(service.definition(type).columns(), items, "", null,
+                    RequestReader.include(request));
+        } else {
+            body = Json.object();
+            body.put("kind", type.listKind());
+            body.put("apiVersion", type.apiVersion());
+            body.putObject("metadata");
+            ArrayNode arr = body.putArray("items");
+            items.forEach(arr::add);
+        }
+        return write(format, body, 200, List.of());
+    }
 
     /** A review: decoded and checked like any object, answered, and not stored. */
     private ResponseEntity<?> review(ApiCall request, ResourceType type, RequestInfo info) throws IOException {

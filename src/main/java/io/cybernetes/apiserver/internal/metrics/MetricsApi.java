@@ -7,25 +7,23 @@ import io.cybernetes.api.LabelSelector;
 import io.cybernetes.api.Quantities;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
+import io.cybernetes.apiserver.internal.handlers.ComputedView;
 import io.cybernetes.apiserver.internal.handlers.ProtobufBodies;
 import io.cybernetes.apiserver.internal.handlers.ResourceLister;
 import io.cybernetes.store.ListRequest;
 import io.cybernetes.store.Store;
 import io.cybernetes.store.StoredObject;
-import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.tags.Tag;
-import org.springframework.http.MediaType;
-import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.RequestParam;
-import org.springframework.web.bind.annotation.RestController;
+import io.fabric8.kubernetes.api.model.metrics.v1beta1.NodeMetrics;
+import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetrics;
+import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -37,13 +35,11 @@ import java.util.Optional;
  * usage yet; a node or pod without one is 404 ({@code nodemetrics.metrics.k8s.io}, {@code
  * podmetrics.metrics.k8s.io}), a pod that does not exist the pod's own 404.
  */
-@RestController
-@Tag(name = "metrics.k8s.io/v1beta1", description = "Resource usage of nodes and pods (kubectl top)")
-class MetricsApi {
+@Component
+class MetricsApi implements ComputedView {
 
     static final String GROUP = "metrics.k8s.io";
     static final String VERSION = "v1beta1";
-    private static final String ROOT = "/apis/" + GROUP + "/" + VERSION;
 
     private final ResourceMetricsScraper scraper;
     private final Store store;
@@ -55,67 +51,42 @@ class MetricsApi {
         this.store = store;
         this.nodes = registry.byPath("", "v1", "nodes").orElseThrow();
         this.pods = registry.byPath("", "v1", "pods").orElseThrow();
-        registry.register(ResourceRegistry.view(GROUP, VERSION, "NodeMetrics", "nodes", "", false));
-        registry.register(ResourceRegistry.view(GROUP, VERSION, "PodMetrics", "pods", "", true));
+        registry.register(ResourceRegistry.view(GROUP, VERSION, "NodeMetrics", "nodes", "", false, NodeMetrics.class));
+        registry.register(ResourceRegistry.view(GROUP, VERSION, "PodMetrics", "pods", "", true, PodMetrics.class));
     }
 
-    @Operation(summary = "The usage of every node that has one")
-    @GetMapping(ROOT + "/nodes")
-    ResponseEntity<byte[]> nodes(@RequestParam(required = false) String labelSelector) {
-        LabelSelector selector = LabelSelector.parse(labelSelector);
-        ObjectNode list = list("NodeMetricsList");
-        for (StoredObject o : stored(nodes, null)) {
-            if (selector.matches(ResourceLister.labels(o.value()))) {
-                nodeMetrics(o.value()).ifPresent(list.withArray("items")::add);
-            }
+    @Override
+    public boolean serves(ResourceType type) {
+        return type.group().equals(GROUP);
+    }
+
+    @Override
+    public ObjectNode get(ResourceType type, String namespace, String name) {
+        if (type.namespaced()) {
+            ObjectNode pod = store.get(pods.key(namespace, name)).map(StoredObject::value)
+                    .orElseThrow(() -> ApiException.notFound("", "pods", namespace + "/" + name));
+            return podMetrics(pod).orElseThrow(() -> ApiException.notFound(GROUP, "podmetrics", namespace + "/" + name));
         }
-        return json(list);
-    }
-
-    @Operation(summary = "The node's usage")
-    @GetMapping(ROOT + "/nodes/{name}")
-    ResponseEntity<byte[]> node(@PathVariable String name) {
         ObjectNode node = store.get(nodes.key(null, name)).map(StoredObject::value)
                 .orElseThrow(() -> ApiException.notFound(nodes, name));
-        return json(nodeMetrics(node).orElseThrow(() -> ApiException.notFound(GROUP, "nodemetrics", name)));
+        return nodeMetrics(node).orElseThrow(() -> ApiException.notFound(GROUP, "nodemetrics", name));
     }
 
-    @Operation(summary = "The usage of every pod that has one")
-    @GetMapping(ROOT + "/pods")
-    ResponseEntity<byte[]> allPods(@RequestParam(required = false) String labelSelector,
-                                   @RequestParam(required = false) String fieldSelector) {
-        return podList(null, labelSelector, fieldSelector);
-    }
-
-    @Operation(summary = "The usage of every pod of the namespace that has one")
-    @GetMapping(ROOT + "/namespaces/{namespace}/pods")
-    ResponseEntity<byte[]> pods(@PathVariable String namespace, @RequestParam(required = false) String labelSelector,
-                                @RequestParam(required = false) String fieldSelector) {
-        return podList(namespace, labelSelector, fieldSelector);
-    }
-
-    @Operation(summary = "The pod's usage, container by container")
-    @GetMapping(ROOT + "/namespaces/{namespace}/pods/{name}")
-    ResponseEntity<byte[]> pod(@PathVariable String namespace, @PathVariable String name) {
-        ObjectNode pod = store.get(pods.key(namespace, name)).map(StoredObject::value)
-                .orElseThrow(() -> ApiException.notFound("", "pods", namespace + "/" + name));
-        return json(podMetrics(pod).orElseThrow(() -> ApiException.notFound(GROUP, "podmetrics",
-                namespace + "/" + name)));
-    }
-
-    private ResponseEntity<byte[]> podList(String namespace, String labelSelector, String fieldSelector) {
+    @Override
+    public List<ObjectNode> list(ResourceType type, String namespace, String labelSelector, String fieldSelector) {
         LabelSelector labels = LabelSelector.parse(labelSelector);
-        FieldSelector fields = FieldSelector.parse(fieldSelector, pods);
-        ObjectNode list = list("PodMetricsList");
-        for (StoredObject o : stored(pods, namespace)) {
+        ResourceType of = type.namespaced() ? pods : nodes;
+        FieldSelector fields = FieldSelector.parse(fieldSelector, of);
+        List<ObjectNode> out = new ArrayList<>();
+        for (StoredObject o : stored(of, namespace)) {
             if (labels.matches(ResourceLister.labels(o.value())) && fields.matches(o.value())) {
-                podMetrics(o.value()).ifPresent(list.withArray("items")::add);
+                (type.namespaced() ? podMetrics(o.value()) : nodeMetrics(o.value())).ifPresent(out::add);
             }
         }
-        return json(list);
+        return out;
     }
 
-    private java.util.List<StoredObject> stored(ResourceType type, String namespace) {
+    private List<StoredObject> stored(ResourceType type, String namespace) {
         return store.list(new ListRequest(type.keyPrefix(namespace), ListRequest.Match.ANY, 0, x -> true, null, 0))
                 .items();
     }
@@ -189,16 +160,4 @@ class MetricsApi {
         return nanos + "n";
     }
 
-    private static ObjectNode list(String kind) {
-        ObjectNode list = Json.object();
-        list.put("kind", kind);
-        list.put("apiVersion", GROUP + "/" + VERSION);
-        list.putObject("metadata");
-        list.putArray("items");
-        return list;
-    }
-
-    private static ResponseEntity<byte[]> json(JsonNode body) {
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(Json.MAPPER.writeValueAsBytes(body));
-    }
 }
