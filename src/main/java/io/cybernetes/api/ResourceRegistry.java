@@ -57,6 +57,7 @@ public final class ResourceRegistry {
     private static final String AUTHENTICATION = "authentication.k8s.io";
     private static final String DISCOVERY = "discovery.k8s.io";
     public static final String POLICY = "policy";
+    public static final String AUTOSCALING = "autoscaling";
     /** The group of CustomResourceDefinitions. */
     public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
@@ -167,6 +168,14 @@ public final class ResourceRegistry {
                 Job.class));
         t.add(type("batch", "CronJob", "cronjobs", true, List.of("cj"), List.of("all"), Set.of("status"),
                 NameRule.DNS1123_SUBDOMAIN, CronJob.class));
+        for (String version : List.of("v2", "v1")) {
+            t.add(new ResourceType(AUTOSCALING, version, "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                    "horizontalpodautoscaler", true, List.of("hpa"), List.of("all"), Set.of("status"),
+                    NameRule.DNS1123_SUBDOMAIN, version.equals("v2")
+                    ? io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler.class
+                    : io.fabric8.kubernetes.api.model.autoscaling.v1.HorizontalPodAutoscaler.class,
+                    ResourceType.STORED_VERBS));
+        }
         t.add(type(POLICY, "PodDisruptionBudget", "poddisruptionbudgets", true, List.of("pdb"), List.of(), Set.of("status"),
                 NameRule.DNS1123_SUBDOMAIN, PodDisruptionBudget.class));
         t.add(type(DISCOVERY, "EndpointSlice", "endpointslices", true, List.of(), List.of(), Set.of(),

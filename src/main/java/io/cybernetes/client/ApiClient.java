@@ -54,6 +54,13 @@ public interface ApiClient {
     /** A JSON merge patch of an object of any served kind. */
     void patch(ResourceType type, String namespace, String name, String mergePatch);
 
+    /** The object's {@code scale} subresource (an autoscaling/v1 Scale); the server's 404 when it has none. */
+    io.fabric8.kubernetes.api.model.autoscaling.v1.Scale getScale(ResourceType type, String namespace, String name);
+
+    /** Writes the object's {@code scale} subresource (its resourceVersion, when set, must be current). */
+    io.fabric8.kubernetes.api.model.autoscaling.v1.Scale updateScale(ResourceType type, String namespace, String name,
+                                                                     io.fabric8.kubernetes.api.model.autoscaling.v1.Scale scale);
+
     /** Deletes an object of any served kind with the propagation policy (null: the kind's default). */
     void delete(ResourceType type, String namespace, String name, String propagationPolicy);
 

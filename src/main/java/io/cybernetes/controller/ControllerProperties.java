@@ -20,6 +20,8 @@ import java.util.List;
  * @param loadBalancerAddresses  the addresses Services of type LoadBalancer get (CIDRs, ranges a-b, addresses)
  * @param jobBackoff             how long a Job waits before it replaces its first failed pod (doubled for each
  *                               further failure, at most ten minutes)
+ * @param horizontalPodAutoscaler how the horizontal pod autoscaler evaluates (kube-controller-manager's
+ *                               {@code --horizontal-pod-autoscaler-*} flags)
  */
 @ConfigurationProperties("cybernetes.controllers")
 public record ControllerProperties(
@@ -31,7 +33,8 @@ public record ControllerProperties(
         @DefaultValue("50s") Duration nodeMonitorGracePeriod,
         @DefaultValue("40s") Duration podGcQuarantine,
         @DefaultValue("198.51.100.10-198.51.100.250") List<String> loadBalancerAddresses,
-        @DefaultValue("10s") Duration jobBackoff) {
+        @DefaultValue("10s") Duration jobBackoff,
+        @DefaultValue HorizontalPodAutoscaling horizontalPodAutoscaler) {
 
     /** Whether the controller of that name is to run. */
     public boolean runs(String name) {
@@ -58,6 +61,21 @@ public record ControllerProperties(
             @DefaultValue("2s") Duration retryPeriod) {
     }
 
+    /**
+     * @param syncPeriod              how often each autoscaler is evaluated
+     * @param tolerance               how far usage may stray from the target (a fraction of it) before replicas change
+     * @param downscaleStabilization  how long a higher recommendation holds a scale-down back (without a behavior)
+     * @param cpuInitializationPeriod how long after its start a pod's cpu counts only once it is ready
+     * @param initialReadinessDelay   how long after its start a pod not ready counts as still starting
+     */
+    public record HorizontalPodAutoscaling(
+            @DefaultValue("15s") Duration syncPeriod,
+            @DefaultValue("0.1") double tolerance,
+            @DefaultValue("5m") Duration downscaleStabilization,
+            @DefaultValue("5m") Duration cpuInitializationPeriod,
+            @DefaultValue("30s") Duration initialReadinessDelay) {
+    }
+
     /** Workers per controller (kube-controller-manager's --concurrent-*-syncs). */
     public record Workers(
             @DefaultValue("5") int deployment,
@@ -75,6 +93,7 @@ public record ControllerProperties(
             @DefaultValue("5") int replicationController,
             @DefaultValue("2") int daemonSet,
             @DefaultValue("5") int statefulSet,
-            @DefaultValue("5") int persistentVolume) {
+            @DefaultValue("5") int persistentVolume,
+            @DefaultValue("5") int horizontalPodAutoscaler) {
     }
 }

@@ -32,6 +32,7 @@ import java.util.Map;
         "cybernetes.nodes.heartbeat=1s",
         "cybernetes.controllers.job-backoff=200ms",
         "cybernetes.apiserver.metrics.resolution=1s",
+        "cybernetes.controllers.horizontal-pod-autoscaler.sync-period=1s",
         "cybernetes.auth.data-dir=./target/test-data/scheduling",
         "spring.datasource.url=jdbc:h2:mem:scheduling;DB_CLOSE_DELAY=-1"})
 public abstract class SimulatedClusterSupport extends ApiTestSupport {

@@ -115,6 +115,33 @@ public class RecordingApiClient implements ApiClient {
         }
     }
 
+    /** What {@code getScale} finds, by resource, namespace and name ({@link #putScale}); everything else is 404. */
+    private final java.util.Map<String, io.fabric8.kubernetes.api.model.autoscaling.v1.Scale> scales =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    public void putScale(io.cybernetes.api.ResourceType type, io.fabric8.kubernetes.api.model.autoscaling.v1.Scale s) {
+        scales.put(type.plural() + "/" + s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
+    }
+
+    @Override
+    public io.fabric8.kubernetes.api.model.autoscaling.v1.Scale getScale(io.cybernetes.api.ResourceType type,
+                                                                         String namespace, String name) {
+        var s = scales.get(type.plural() + "/" + namespace + "/" + name);
+        if (s == null) {
+            throw ApiException.notFound(type, name);
+        }
+        return Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(s), io.fabric8.kubernetes.api.model.autoscaling.v1
+                .Scale.class);
+    }
+
+    @Override
+    public io.fabric8.kubernetes.api.model.autoscaling.v1.Scale updateScale(io.cybernetes.api.ResourceType type,
+            String namespace, String name, io.fabric8.kubernetes.api.model.autoscaling.v1.Scale scale) {
+        actions.add("scale " + type.plural() + " " + name + " " + scale.getSpec().getReplicas());
+        scales.put(type.plural() + "/" + namespace + "/" + name, scale);
+        return scale;
+    }
+
     @Override
     public void bind(String namespace, String pod, String node) {
         actions.add("bind Pod " + pod + " " + node);

@@ -2,6 +2,7 @@ package io.cybernetes.client.internal;
 
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.cybernetes.api.ResourceRegistry;
@@ -155,6 +156,17 @@ abstract class RestApiClient implements ApiClient {
     public void patch(ResourceType type, String namespace, String name, String mergePatch) {
         send("PATCH", item(type, namespace, name), null, "application/merge-patch+json",
                 mergePatch.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Scale getScale(ResourceType type, String namespace, String name) {
+        return Json.MAPPER.readValue(send("GET", item(type, namespace, name) + "/scale", null, null, null), Scale.class);
+    }
+
+    @Override
+    public Scale updateScale(ResourceType type, String namespace, String name, Scale scale) {
+        return Json.MAPPER.readValue(send("PUT", item(type, namespace, name) + "/scale", null, "application/json",
+                Json.MAPPER.writeValueAsBytes(scale)), Scale.class);
     }
 
     @Override

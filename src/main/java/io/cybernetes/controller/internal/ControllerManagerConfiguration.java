@@ -18,6 +18,7 @@ import io.cybernetes.controller.PodIndexes;
 import io.cybernetes.controller.clusterroleaggregation.ClusterRoleAggregationController;
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.daemon.DaemonSetController;
+import io.cybernetes.controller.podautoscaler.HorizontalController;
 import io.cybernetes.controller.statefulset.StatefulSetController;
 import io.cybernetes.controller.volume.PersistentVolumeController;
 import io.cybernetes.controller.volume.VolumeProtectionController;
@@ -49,6 +50,7 @@ import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -340,6 +342,18 @@ class ControllerManagerConfiguration {
             deployments.addEventHandler(dc.scaleHandler(c));
             rcs.addEventHandler(dc.scaleHandler(c));
             statefulSets.addEventHandler(dc.scaleHandler(c));
+            return c;
+        });
+        r.put(HorizontalController.NAME, (client, informers) -> {
+            var autoscalers = informers.informerFor(HorizontalPodAutoscaler.class);
+            var pods = informers.informerFor(Pod.class);
+            var hpa = props.horizontalPodAutoscaler();
+            HorizontalController hc = new HorizontalController(client, autoscalers.indexer(), pods.indexer(), registry,
+                    HorizontalController.metricsApi(client), new EventRecorder(client, "horizontal-pod-autoscaler"),
+                    Clock.systemUTC(), new HorizontalController.Settings(hpa.syncPeriod(), hpa.tolerance(),
+                            hpa.downscaleStabilization(), hpa.cpuInitializationPeriod(), hpa.initialReadinessDelay()));
+            Controller c = new Controller(HorizontalController.NAME, hc, w.horizontalPodAutoscaler());
+            autoscalers.addEventHandler(hc.handler(c));
             return c;
         });
         r.put(TtlAfterFinishedController.NAME, (client, informers) -> {

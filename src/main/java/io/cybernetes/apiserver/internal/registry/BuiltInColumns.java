@@ -99,6 +99,7 @@ public final class BuiltInColumns {
         all.putAll(ServiceColumns.BY_KIND);
         all.putAll(AppsColumns.BY_KIND);
         all.putAll(StorageColumns.BY_KIND);
+        all.putAll(AutoscalingColumns.BY_KIND);
         all.put("Job", workload(NAME,
                 text("Status", 0, BuiltInColumns::jobStatus),
                 text("Completions", 0, BuiltInColumns::jobCompletions),

@@ -78,7 +78,12 @@ public final class KindDefinitions {
             Map.entry("Job", new JobStrategy()),
             Map.entry("CronJob", new CronJobStrategy()),
             Map.entry("PodDisruptionBudget", new PodDisruptionBudgetStrategy()),
+            Map.entry("HorizontalPodAutoscaler", new HorizontalPodAutoscalerStrategy()),
             Map.entry("ReplicationController", new ReplicationControllerStrategy()));
+
+    /** How the built-in kinds served at several versions move between them, by kind. */
+    private static final Map<String, Conversion> CONVERSIONS = Map.of("HorizontalPodAutoscaler",
+            new Conversion(HorizontalPodAutoscalerConversion.V2, new HorizontalPodAutoscalerConversion()));
 
     /** The definitions of the built-in kinds of the registry (all of them Kubernetes' own kinds). */
     public static KindDefinitions builtIn(ResourceRegistry registry, SchemaRegistry schemas) {
@@ -90,7 +95,7 @@ public final class KindDefinitions {
             definitions.register(new KindDefinition(t, STRATEGIES.getOrDefault(t.kind(), KindStrategy.DEFAULT),
                     BuiltInColumns.BY_KIND.getOrDefault(t.kind(), KindDefinition.DEFAULT_COLUMNS),
                     POLICY.contains(t.kind()), Subresource.of(t), new TypedSchema(schemas.of(t)),
-                    t.hasSubresource("scale") ? ScalePaths.WORKLOAD : null, null));
+                    t.hasSubresource("scale") ? ScalePaths.WORKLOAD : null, CONVERSIONS.get(t.kind())));
         }
         return definitions;
     }
