@@ -305,7 +305,7 @@ function render() {
     scheduleRender();
     return;
   }
-  const view = { cluster: renderCluster, workloads: () => renderWorkloads() + renderServices() + renderBatch(),
+  const view = { cluster: renderCluster, workloads: () => renderWorkloads() + renderStateful() + renderServices() + renderBatch(),
     controllers: renderControllers,
     scheduler: renderScheduler, events: renderEvents }[S.tab];
   const html = view();

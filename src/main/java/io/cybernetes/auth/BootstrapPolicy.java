@@ -113,7 +113,8 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("networking.k8s.io"), List.of("ingresses", "ingresses/status", "networkpolicies")),
                 // Cybernetes: the reconcile status and placement explanations (status.cybernetes.io)
                 rule(READ, List.of(ResourceRegistry.STATUS), List.of("controllers", "cronjobreconciles",
-                        "daemonsetreconciles", "deploymentreconciles", "jobreconciles", "poddisruptionbudgetreconciles",
+                        "daemonsetreconciles", "deploymentreconciles", "horizontalpodautoscalerreconciles",
+                        "jobreconciles", "poddisruptionbudgetreconciles",
                         "replicasetreconciles", "replicationcontrollerreconciles", "schedulers", "statefulsetreconciles",
                         "servicereconciles")),
                 rule(List.of("get"), List.of(ResourceRegistry.STATUS), List.of("pods/scheduling")))));

@@ -33,7 +33,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
                 "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",
-                "disruption", "ttl-after-finished");
+                "disruption", "horizontal-pod-autoscaler", "ttl-after-finished");
         eventually(() -> assertThat(get(ROOT + "/controllers/namespace").json().path("status").path("reconciles")
                 .asLong()).isPositive());
         JsonNode one = get(ROOT + "/controllers/deployment").json();
@@ -58,7 +58,8 @@ class ReconcileStatusApiTest extends ApiTestSupport {
         resources.forEach(r -> names.add(r.path("name").asString()));
         assertThat(names).containsExactlyInAnyOrder("controllers", "deploymentreconciles", "replicasetreconciles",
                 "replicationcontrollerreconciles", "jobreconciles", "cronjobreconciles", "servicereconciles",
-                "poddisruptionbudgetreconciles", "daemonsetreconciles", "statefulsetreconciles", "schedulers");
+                "poddisruptionbudgetreconciles", "daemonsetreconciles", "statefulsetreconciles", "horizontalpodautoscalerreconciles",
+                "schedulers");
         assertThat(resources.get(0).path("verbs").toString()).isEqualTo("[\"get\",\"list\"]");
         assertThat(get("/apis").body()).contains("status.cybernetes.io");
         String docs = get("/v3/api-docs").body();

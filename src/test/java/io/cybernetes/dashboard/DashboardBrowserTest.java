@@ -200,6 +200,40 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
     }
 
     @Test
+    void statefulSetsDaemonSetsClaimsAndAutoscalersShowTheirState() {
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/statefulsets", """
+                {"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,
+                 "serviceName":"db","selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":
+                 {"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres"}]}},"volumeClaimTemplates":[
+                 {"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":
+                 {"storage":"1Gi"}}}}]}}""").code()).isIn(201, 409);
+        assertThat(post("/apis/apps/v1/namespaces/" + NS + "/daemonsets", """
+                {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent"},"spec":{"selector":
+                 {"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},"spec":
+                 {"containers":[{"name":"agent","image":"fluentd"}]}}}}""").code()).isIn(201, 409);
+        assertThat(post("/apis/autoscaling/v2/namespaces/" + NS + "/horizontalpodautoscalers", """
+                {"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"db"},"spec":
+                 {"scaleTargetRef":{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db"},"minReplicas":2,
+                 "maxReplicas":4}}""").code()).isIn(201, 409);
+        signIn(token(), NS);
+        tab("workloads");
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-statefulset='" + NS + "/db'] [data-test=counts]"))
+                .isEmpty() && d.findElement(By.cssSelector("tr[data-statefulset='" + NS + "/db'] [data-test=counts]"))
+                .getText().equals("2 / 2"));
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-claim='" + NS + "/data-db-1'] [data-test=phase]"))
+                .isEmpty() && d.findElement(By.cssSelector("tr[data-claim='" + NS + "/data-db-1'] [data-test=phase]"))
+                .getText().equals("Bound"));
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-daemonset='" + NS + "/agent'] [data-test=counts]"))
+                .isEmpty() && d.findElement(By.cssSelector("tr[data-daemonset='" + NS + "/agent'] [data-test=counts]"))
+                .getText().matches("(\\d+) / \\1 / \\1 / \\1 / \\1") && !d.findElement(By.cssSelector(
+                        "tr[data-daemonset='" + NS + "/agent'] [data-test=counts]")).getText().startsWith("0"));
+        // the database's pods ask for no cpu: the autoscaler says why it cannot work out a count
+        waiting().until(d -> !d.findElements(By.cssSelector("tr[data-hpa='" + NS + "/db']")).isEmpty()
+                && d.findElement(By.cssSelector("tr[data-hpa='" + NS + "/db']")).getText().contains("missing request"));
+        assertThat(text("tr[data-hpa='" + NS + "/db'] [data-test=targets]")).isEqualTo("cpu: <unknown>/80%");
+    }
+
+    @Test
     void aPendingPodShowsWhyItWaits() {
         assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
                 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"too-big"},

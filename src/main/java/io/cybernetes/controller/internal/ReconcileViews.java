@@ -5,6 +5,7 @@ import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.client.ApiClient;
 import io.cybernetes.controller.cronjob.CronJobController;
 import io.cybernetes.controller.daemon.DaemonSetController;
+import io.cybernetes.controller.podautoscaler.HorizontalController;
 import io.cybernetes.controller.statefulset.StatefulSetController;
 import io.cybernetes.controller.deployment.DeploymentController;
 import io.cybernetes.controller.disruption.DisruptionController;
@@ -23,6 +24,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -115,6 +117,12 @@ final class ReconcileViews {
                             new Column("Ready", "integer", "status.observed.readyReplicas"),
                             new Column("Updated", "integer", "status.observed.updatedReplicas"), LAG),
                     ReconcileViews::statefulSet, null),
+            new View("HorizontalPodAutoscalerReconcile", "horizontalpodautoscalerreconciles", "HorizontalPodAutoscalers",
+                    HorizontalPodAutoscaler.class, List.of(HorizontalController.NAME), true, columns(
+                            new Column("Target", "string", "status.desired.target"),
+                            new Column("Desired", "integer", "status.observed.desiredReplicas"),
+                            new Column("Current", "integer", "status.observed.currentReplicas"), LAG),
+                    ReconcileViews::autoscaler, null),
             new View("JobReconcile", "jobreconciles", "Jobs", Job.class,
                     List.of(JobController.NAME, TtlAfterFinishedController.NAME), false, columns(
                             new Column("Completions", "integer", "status.desired.completions"),
@@ -184,6 +192,16 @@ final class ReconcileViews {
         copy(tree.path("status"), (ObjectNode) st.path("observed"), "currentReplicas", "currentRevision",
                 "updateRevision");
         copy(tree.path("spec"), st.putObject("desired"), "podManagementPolicy", "updateStrategy", "serviceName");
+    }
+
+    private static void autoscaler(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {
+        JsonNode spec = tree.path("spec");
+        ObjectNode desired = st.putObject("desired");
+        desired.put("target", spec.path("scaleTargetRef").path("kind").asString("") + "/"
+                + spec.path("scaleTargetRef").path("name").asString(""));
+        copy(spec, desired, "minReplicas", "maxReplicas", "metrics");
+        copy(tree.path("status"), st.putObject("observed"), "currentReplicas", "desiredReplicas", "currentMetrics",
+                "lastScaleTime");
     }
 
     private static void job(HasMetadata o, JsonNode tree, ObjectNode st, List<JsonNode> related) {
