@@ -58,6 +58,7 @@ public final class ResourceRegistry {
     private static final String DISCOVERY = "discovery.k8s.io";
     public static final String POLICY = "policy";
     public static final String AUTOSCALING = "autoscaling";
+    public static final String APIREGISTRATION = "apiregistration.k8s.io";
     /** The group of CustomResourceDefinitions. */
     public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
@@ -202,6 +203,9 @@ public final class ResourceRegistry {
         t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
                 List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
+        t.add(new ResourceType(APIREGISTRATION, "v1", "APIService", "apiservices", "apiservice", false, List.of(),
+                List.of("api-extensions"), Set.of("status"), NameRule.PATH_SEGMENT,
+                io.fabric8.kubernetes.api.model.APIService.class, ResourceType.STORED_VERBS));
         t.add(new ResourceType(APIEXTENSIONS, "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "customresourcedefinition", false, List.of("crd", "crds"), List.of("api-extensions"), Set.of("status"),
                 NameRule.DNS1123_SUBDOMAIN, CustomResourceDefinition.class, ResourceType.STORED_VERBS));

@@ -5,6 +5,11 @@ import io.cybernetes.apiserver.internal.registry.Subresource;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.apiserver.internal.aggregator.Backends;
+import io.cybernetes.apiserver.internal.handlers.ServletCall;
+import jakarta.servlet.http.HttpServletResponse;
+import tools.jackson.databind.JsonNode;
+import java.io.IOException;
 import io.cybernetes.api.ResourceRegistry.GroupVersion;
 import io.cybernetes.api.ResourceType;
 import io.swagger.v3.oas.annotations.Operation;
@@ -33,10 +38,12 @@ class DiscoveryController {
 
     private final ResourceRegistry registry;
     private final KindDefinitions definitions;
+    private final Backends backends;
 
-    DiscoveryController(ResourceRegistry registry, KindDefinitions definitions) {
+    DiscoveryController(ResourceRegistry registry, KindDefinitions definitions, Backends backends) {
         this.registry = registry;
         this.definitions = definitions;
+        this.backends = backends;
     }
 
     @Operation(summary = "The core API versions (or the aggregated discovery document of the core group)")
@@ -67,6 +74,9 @@ class DiscoveryController {
         for (String group : groups()) {
             groups.add(group(group));
         }
+        for (String group : remoteGroups()) {
+            groups.add(remoteGroup(group));
+        }
         return json(o);
     }
 
@@ -74,6 +84,9 @@ class DiscoveryController {
     @GetMapping("/apis/{group}")
     ResponseEntity<byte[]> apiGroup(@PathVariable String group) {
         if (!groups().contains(group)) {
+            if (remoteGroups().contains(group)) {
+                return json(remoteGroup(group));
+            }
             throw ApiException.pathNotFound();
         }
         return json(group(group));
@@ -87,12 +100,46 @@ class DiscoveryController {
 
     @Operation(summary = "The resources of one group version")
     @GetMapping("/apis/{group}/{version}")
-    ResponseEntity<byte[]> groupResources(@PathVariable String group, @PathVariable String version) {
+    ResponseEntity<byte[]> groupResources(@PathVariable String group, @PathVariable String version,
+                                          HttpServletRequest request, HttpServletResponse response) throws IOException {
         GroupVersion gv = new GroupVersion(group, version);
         if (!registry.groupVersions().contains(gv)) {
+            if (backends.serves(group, version)) {
+                backends.proxy(new ServletCall(request, response)); // the extension server's own list
+                return null;
+            }
             throw ApiException.pathNotFound();
         }
         return json(resourceList(gv));
+    }
+
+    /** The groups only extension API servers serve, by their highest group priority. */
+    private List<String> remoteGroups() {
+        List<String> local = groups();
+        return backends.all().stream().filter(b -> !local.contains(b.group()))
+                .sorted(java.util.Comparator.comparingInt(Backends.Backend::groupPriority).reversed())
+                .map(Backends.Backend::group).distinct().toList();
+    }
+
+    /** An extension server's versions of a group, the preferred one (highest version priority) first. */
+    private List<Backends.Backend> remoteVersions(String group) {
+        return backends.all().stream().filter(b -> b.group().equals(group))
+                .sorted(java.util.Comparator.comparingInt(Backends.Backend::versionPriority).reversed()).toList();
+    }
+
+    private ObjectNode remoteGroup(String group) {
+        ObjectNode g = Json.object();
+        g.put("kind", "APIGroup");
+        g.put("apiVersion", "v1");
+        g.put("name", group);
+        ArrayNode versions = g.putArray("versions");
+        List<Backends.Backend> all = remoteVersions(group);
+        for (Backends.Backend b : all) {
+            versions.addObject().put("groupVersion", group + "/" + b.version()).put("version", b.version());
+        }
+        g.putObject("preferredVersion").put("groupVersion", group + "/" + all.get(0).version())
+                .put("version", all.get(0).version());
+        return g;
     }
 
     private List<String> groups() {
@@ -191,8 +238,53 @@ class DiscoveryController {
                 v.put("freshness", "Current");
             }
         }
+        if (gvs.stream().noneMatch(gv -> gv.group().isEmpty())) {
+            for (String group : remoteGroups()) {
+                items.add(remoteAggregated(group));
+            }
+        }
         return ResponseEntity.ok().contentType(MediaType.parseMediaType(AGGREGATED))
                 .header(HttpHeaders.VARY, "Accept").body(Json.MAPPER.writeValueAsBytes(o));
+    }
+
+    /** An extension server's group in the aggregated form, from the resource lists its discovery gave. */
+    private ObjectNode remoteAggregated(String group) {
+        ObjectNode item = Json.object();
+        ObjectNode meta = item.putObject("metadata");
+        meta.put("name", group);
+        meta.putNull("creationTimestamp");
+        ArrayNode versions = item.putArray("versions");
+        for (Backends.Backend b : remoteVersions(group)) {
+            ObjectNode v = versions.addObject();
+            v.put("version", b.version());
+            ArrayNode resources = v.putArray("resources");
+            java.util.Map<String, ObjectNode> byName = new java.util.LinkedHashMap<>();
+            for (JsonNode r : b.resources().path("resources")) {
+                String name = r.path("name").asString("");
+                int slash = name.indexOf('/');
+                if (slash < 0) {
+                    ObjectNode out = resources.addObject();
+                    out.put("resource", name);
+                    kind(out.putObject("responseKind"), group, b.version(), r.path("kind").asString(""));
+                    out.put("scope", r.path("namespaced").asBoolean() ? "Namespaced" : "Cluster");
+                    out.put("singularResource", r.path("singularName").asString(""));
+                    for (String f : List.of("verbs", "shortNames", "categories")) {
+                        if (r.path(f).isArray()) {
+                            out.set(f, r.path(f).deepCopy());
+                        }
+                    }
+                    byName.put(name, out);
+                } else if (byName.containsKey(name.substring(0, slash))) {
+                    ObjectNode s = byName.get(name.substring(0, slash)).withArray("subresources").addObject();
+                    s.put("subresource", name.substring(slash + 1));
+                    kind(s.putObject("responseKind"), r.path("group").asString(group), r.path("version")
+                            .asString(b.version()), r.path("kind").asString(""));
+                    s.set("verbs", r.path("verbs").deepCopy());
+                }
+            }
+            v.put("freshness", "Current");
+        }
+        return item;
     }
 
     /** Verbs, short names and categories: the same in both discovery forms. */

@@ -56,14 +56,16 @@ public class ResourceController {
     /** The subresources answered with a stream from a node (a pod's log, exec, attach, port-forward). */
     private final List<StreamedSubresource> streamed;
     private final List<ComputedView> views;
+    private final List<GroupProxy> proxies;
 
     public ResourceController(ResourceRegistry registry, ResourceService service, ApiServerProperties props,
                        WatchThreads watchThreads, Authorizer authorizer, RuleResolver rules,
                        TokenAuthenticator tokens, ServiceAccountTokens serviceAccountTokens, ApiServerMetrics metrics,
-                       List<StreamedSubresource> streamed, List<ComputedView> views) {
+                       List<StreamedSubresource> streamed, List<ComputedView> views, List<GroupProxy> proxies) {
         this.registry = registry;
         this.streamed = List.copyOf(streamed);
         this.views = List.copyOf(views);
+        this.proxies = List.copyOf(proxies);
         this.service = service;
         this.watches = new WatchStreamer(service.store(), watchThreads, metrics::watchEventSent,
                 new WatchStreamer.Served() {
@@ -103,6 +105,18 @@ public class ResourceController {
     /** Serves one resource request, from HTTP or from the in-process API server. */
     public ResponseEntity<?> handle(ApiCall request) throws IOException {
         RequestInfo info = RequestInfo.parse(request.path());
+        if (registry.byPath(info.group(), info.version(), info.resource()).isEmpty()) {
+            for (GroupProxy p : proxies) {
+                if (p.serves(info.group(), info.version())) {
+                    if (!(request instanceof ServletCall servlet)) {
+                        throw ApiException.badRequest(info.group() + "/" + info.version()
+                                + " is served by an extension API server, over HTTP only");
+                    }
+                    p.proxy(servlet);
+                    return null;
+                }
+            }
+        }
         ResourceType type = registry.byPath(info.group(), info.version(), info.resource())
                 .orElseThrow(() -> ApiException.pathNotFound());
         if (info.namespace() != null && !type.namespaced()) {

@@ -142,7 +142,7 @@ public final class KubeletClient {
      * Passes a kubelet's answer on as it comes, flushed whenever the kubelet pauses; a side
      * that goes ends it quietly, as a stream ends.
      */
-    static void relay(InputStream from, java.io.OutputStream to) {
+    public static void relay(InputStream from, java.io.OutputStream to) {
         try (from) {
             byte[] buf = new byte[16 * 1024];
             int n;

@@ -90,6 +90,17 @@ public final class BuiltInColumns {
     /** The columns of each built-in kind that has more than a name and an age, by kind. */
     public static final Map<String, List<TableColumn>> BY_KIND = withRbac();
 
+    /** An APIService's Available condition as kubectl shows it: its status, and its reason when it is not True. */
+    private static String available(JsonNode o) {
+        for (JsonNode c : o.path("status").path("conditions")) {
+            if ("Available".equals(c.path("type").asString())) {
+                String status = c.path("status").asString("");
+                return "True".equals(status) ? status : status + " (" + c.path("reason").asString("") + ")";
+            }
+        }
+        return "Unknown";
+    }
+
     private static Map<String, List<TableColumn>> withRbac() {
         Map<String, List<TableColumn>> all = new java.util.HashMap<>(CORE_COLUMNS);
         all.put("Role", List.of(NAME, CREATED_AT));
@@ -100,6 +111,12 @@ public final class BuiltInColumns {
         all.putAll(AppsColumns.BY_KIND);
         all.putAll(StorageColumns.BY_KIND);
         all.putAll(AutoscalingColumns.BY_KIND);
+        all.put("APIService", List.of(NAME,
+                text("Service", 0, o -> o.path("spec").path("service").isObject()
+                        ? o.path("spec").path("service").path("namespace").asString("") + "/"
+                        + o.path("spec").path("service").path("name").asString("") : "Local"),
+                text("Available", 0, BuiltInColumns::available),
+                AGE));
         all.put("Job", workload(NAME,
                 text("Status", 0, BuiltInColumns::jobStatus),
                 text("Completions", 0, BuiltInColumns::jobCompletions),
