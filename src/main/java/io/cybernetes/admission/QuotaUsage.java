@@ -1,6 +1,7 @@
 package io.cybernetes.admission;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.api.Quantities;
 import io.cybernetes.api.PodResources;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -15,7 +16,10 @@ import java.util.Set;
  * finished its requests and limits ({@code requests.cpu}, {@code limits.memory}, and
  * {@code cpu}/{@code memory} for requests), and for a Service its node ports
  * ({@code services.nodeports}: every port of a NodePort Service, and of a LoadBalancer one
- * unless it asks for none, then those it names) and {@code services.loadbalancers}.
+ * unless it asks for none, then those it names) and {@code services.loadbalancers}; for a
+ * PersistentVolumeClaim the storage it requests ({@code requests.storage}), and that and
+ * the claim itself against its class ({@code <class>.storageclass.storage.k8s.io/requests.storage},
+ * {@code <class>.storageclass.storage.k8s.io/persistentvolumeclaims}).
  */
 public final class QuotaUsage {
 
@@ -44,6 +48,9 @@ public final class QuotaUsage {
         if (group.isEmpty() && resource.equals("services")) {
             serviceCounts(obj, usage);
         }
+        if (group.isEmpty() && resource.equals("persistentvolumeclaims")) {
+            claimStorage(obj, usage);
+        }
         if (pod) {
             for (String kind : new String[] {"requests", "limits"}) {
                 PodResources.total(obj.path("spec"), kind).forEach((r, v) -> usage.put(kind + "." + r, v));
@@ -55,6 +62,19 @@ public final class QuotaUsage {
             }
         }
         return usage;
+    }
+
+    private static void claimStorage(ObjectNode claim, Map<String, BigDecimal> usage) {
+        String requested = Json.text(claim, "spec.resources.requests.storage");
+        BigDecimal storage = requested == null || !Quantities.isValid(requested) ? BigDecimal.ZERO
+                : Quantities.parse(requested);
+        usage.put("requests.storage", storage);
+        String className = Json.text(claim, "spec.storageClassName");
+        if (className != null && !className.isEmpty()) {
+            String prefix = className + ".storageclass.storage.k8s.io/";
+            usage.put(prefix + "requests.storage", storage);
+            usage.put(prefix + "persistentvolumeclaims", BigDecimal.ONE);
+        }
     }
 
     private static void serviceCounts(ObjectNode svc, Map<String, BigDecimal> usage) {

@@ -27,6 +27,7 @@ public record SchedulerProperties(
     public static final Map<String, Integer> DEFAULT_PLUGINS = Map.ofEntries(Map.entry("PrioritySort", 0),
             Map.entry("NodeUnschedulable", 0), Map.entry("NodeName", 0), Map.entry("TaintToleration", 3),
             Map.entry("NodeAffinity", 2), Map.entry("NodePorts", 0), Map.entry("VolumeBinding", 0),
+            Map.entry("VolumeZone", 0),
             Map.entry("NodeResourcesFit", 1),
             Map.entry("PodTopologySpread", 2), Map.entry("InterPodAffinity", 2),
             Map.entry("NodeResourcesBalancedAllocation", 1), Map.entry("ImageLocality", 1),

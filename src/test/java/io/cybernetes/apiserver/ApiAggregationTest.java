@@ -186,7 +186,7 @@ class ApiAggregationTest extends ApiTestSupport {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(kubectl()
                 .run("api-resources", "--api-group=" + GROUP).out())
                 .containsPattern("widgets\\s+wd\\s+" + GROUP.replace(".", "\\.") + "/v1\\s+true\\s+Widget"));
-        Kubectl.Run got = kubectl().run("get", "widgets", "-n", "default", "-o", "json");
+        Kubectl.Run got = kubectl().run("get", "widgets." + GROUP, "-n", "default", "-o", "json");
         assertThat(got.exit()).as(got.err()).isZero();
         assertThat(Json.MAPPER.readTree(got.out()).path("items").size()).as(got.out() + got.err() + seen).isOne();
         JsonNode spec = Json.MAPPER.readTree(got.out()).path("items").get(0).path("spec");

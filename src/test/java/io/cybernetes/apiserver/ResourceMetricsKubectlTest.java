@@ -85,7 +85,8 @@ class ResourceMetricsKubectlTest extends SimulatedClusterSupport {
         Response node = get(METRICS + "/nodes/node-1");
         assertThat(node.text("kind")).isEqualTo("NodeMetrics");
         assertThat(get(METRICS + "/nodes/no-such-node").code()).isEqualTo(404);
-        assertThat(kubectl().run("get", "--raw", "/api/v1/nodes/node-1/proxy/metrics/resource").out())
+        String busyNode = get("/api/v1/namespaces/" + NS + "/pods/busy").json().path("spec").path("nodeName").asString();
+        assertThat(kubectl().run("get", "--raw", "/api/v1/nodes/" + busyNode + "/proxy/metrics/resource").out())
                 .contains("# TYPE container_cpu_usage_seconds_total counter")
                 .containsPattern("container_cpu_usage_seconds_total\\{container=\"web\",namespace=\"top\",pod=\"busy\"} "
                         + "[0-9.]+ \\d+");

@@ -55,4 +55,39 @@ public final class Fixtures {
             scores.put(names.get(i), values[i]);
         }
     }
+
+    /** A scheduler handle whose cluster holds these claims (by name, any namespace) and volumes. */
+    public static io.cybernetes.scheduler.framework.Plugin.Handle volumes(
+            java.util.Map<String, io.fabric8.kubernetes.api.model.PersistentVolumeClaim> claims,
+            java.util.Map<String, io.fabric8.kubernetes.api.model.PersistentVolume> volumes) {
+        return new io.cybernetes.scheduler.framework.Plugin.Handle() {
+            @Override
+            public io.cybernetes.scheduler.framework.Status runFilters(Pod pod,
+                    java.util.List<io.cybernetes.scheduler.framework.NodeInfo> nodes,
+                    io.cybernetes.scheduler.framework.NodeInfo node) {
+                return io.cybernetes.scheduler.framework.Status.SUCCESS;
+            }
+
+            @Override
+            public java.util.List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> disruptionBudgets() {
+                return java.util.List.of();
+            }
+
+            @Override
+            public io.cybernetes.scheduler.framework.ClusterVolumes volumes() {
+                return new io.cybernetes.scheduler.framework.ClusterVolumes() {
+                    @Override
+                    public java.util.Optional<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> claim(
+                            String namespace, String name) {
+                        return java.util.Optional.ofNullable(claims.get(name));
+                    }
+
+                    @Override
+                    public java.util.Optional<io.fabric8.kubernetes.api.model.PersistentVolume> volume(String name) {
+                        return java.util.Optional.ofNullable(volumes.get(name));
+                    }
+                };
+            }
+        };
+    }
 }

@@ -52,7 +52,8 @@ public final class ResourceQuotaAdmission implements ValidatingAdmissionPlugin, 
             return false;
         }
         return (a.operation() == Attributes.Operation.CREATE && a.subresource().isEmpty())
-                || (a.operation() == Attributes.Operation.UPDATE && (a.is("", "pods") || a.is("", "services")));
+                || (a.operation() == Attributes.Operation.UPDATE && (a.is("", "pods") || a.is("", "services")
+                || a.is("", "persistentvolumeclaims")));
     }
 
     @Override

@@ -21,6 +21,7 @@ import io.cybernetes.scheduler.nodeaffinity.NodeAffinity;
 import io.cybernetes.scheduler.nodename.NodeName;
 import io.cybernetes.scheduler.nodeports.NodePorts;
 import io.cybernetes.scheduler.volumebinding.VolumeBinding;
+import io.cybernetes.scheduler.volumezone.VolumeZone;
 import io.cybernetes.scheduler.noderesources.BalancedAllocation;
 import io.cybernetes.scheduler.noderesources.NodeResourcesFit;
 import io.cybernetes.scheduler.nodeunschedulable.NodeUnschedulable;
@@ -64,6 +65,7 @@ class SchedulerConfiguration {
         r.put(NodeAffinity.NAME, NodeAffinity::new);
         r.put(NodePorts.NAME, NodePorts::new);
         r.put(VolumeBinding.NAME, VolumeBinding::new);
+        r.put(VolumeZone.NAME, VolumeZone::new);
         r.put(NodeResourcesFit.NAME, () -> new NodeResourcesFit(strategy));
         r.put(PodTopologySpread.NAME, PodTopologySpread::new);
         r.put(InterPodAffinity.NAME, InterPodAffinity::new);

@@ -84,4 +84,34 @@ class ResourceQuotaAdmissionTest {
                 a.object(), a.user(), false));
         assertThat(used(c)).contains("\"pods\":\"0\"", "\"requests.cpu\":\"0\"");
     }
+
+    private static Attributes claim(Attributes.Operation op, String name, String size, String old) {
+        String json = "{\"metadata\":{\"name\":\"" + name + "\"},\"spec\":{\"storageClassName\":\"fast\","
+                + "\"resources\":{\"requests\":{\"storage\":\"%s\"}}}}";
+        return new Attributes(op, "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "", "ns", name,
+                (tools.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(json.formatted(size)),
+                old == null ? null : (tools.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(json.formatted(old)),
+                new Attributes.User("alice", "", java.util.List.of(), java.util.Map.of()), false);
+    }
+
+    @Test
+    void claimsCountTheirStorageInAllAndPerClassAndAResizeCountsTheDifference() {
+        FakeCluster c = new FakeCluster().add("", "resourcequotas", """
+                {"metadata":{"name":"q","namespace":"ns"},"spec":{"hard":{"persistentvolumeclaims":"3",
+                 "requests.storage":"10Gi","fast.storageclass.storage.k8s.io/requests.storage":"5Gi",
+                 "fast.storageclass.storage.k8s.io/persistentvolumeclaims":"2"}},"status":{"used":{}}}""");
+        ResourceQuotaAdmission plugin = new ResourceQuotaAdmission(c, c);
+        plugin.validate(claim(Attributes.Operation.CREATE, "a", "2Gi", null));
+        assertThat(used(c)).contains("\"persistentvolumeclaims\":\"1\"", "\"requests.storage\":\"2Gi\"",
+                "\"fast.storageclass.storage.k8s.io/requests.storage\":\"2Gi\"");
+        assertThatThrownBy(() -> plugin.validate(claim(Attributes.Operation.CREATE, "b", "4Gi", null)))
+                .hasMessage("persistentvolumeclaims \"b\" is forbidden: exceeded quota: q, requested:"
+                        + " fast.storageclass.storage.k8s.io/requests.storage=4Gi, used:"
+                        + " fast.storageclass.storage.k8s.io/requests.storage=2Gi, limited:"
+                        + " fast.storageclass.storage.k8s.io/requests.storage=5Gi");
+        plugin.validate(claim(Attributes.Operation.UPDATE, "a", "3Gi", "2Gi"));
+        assertThat(used(c)).contains("\"requests.storage\":\"3Gi\"", "\"persistentvolumeclaims\":\"1\"");
+        assertThatThrownBy(() -> plugin.validate(claim(Attributes.Operation.UPDATE, "a", "6Gi", "3Gi")))
+                .hasMessageContaining("exceeded quota: q, requested: fast.storageclass.storage.k8s.io/requests.storage=3Gi");
+    }
 }

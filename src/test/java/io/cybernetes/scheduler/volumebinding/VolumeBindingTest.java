@@ -45,32 +45,7 @@ class VolumeBindingTest {
 
     private static VolumeBinding plugin() {
         VolumeBinding p = new VolumeBinding();
-        p.handle(new Plugin.Handle() {
-            @Override
-            public Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node) {
-                return Status.SUCCESS;
-            }
-
-            @Override
-            public List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> disruptionBudgets() {
-                return List.of();
-            }
-
-            @Override
-            public ClusterVolumes volumes() {
-                return new ClusterVolumes() {
-                    @Override
-                    public Optional<PersistentVolumeClaim> claim(String namespace, String name) {
-                        return Optional.ofNullable(CLAIMS.get(name));
-                    }
-
-                    @Override
-                    public Optional<PersistentVolume> volume(String name) {
-                        return Optional.ofNullable(VOLUMES.get(name));
-                    }
-                };
-            }
-        });
+        p.handle(io.cybernetes.scheduler.Fixtures.volumes(CLAIMS, VOLUMES));
         return p;
     }
 
