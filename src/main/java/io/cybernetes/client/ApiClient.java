@@ -54,6 +54,13 @@ public interface ApiClient {
     /** A JSON merge patch of an object of any served kind. */
     void patch(ResourceType type, String namespace, String name, String mergePatch);
 
+    /**
+     * The objects of a collection as the server wrote them (for kinds whose fabric8 model
+     * reads a field wrongly, as its Duration reads a window of {@code 1.5s}).
+     */
+    java.util.List<tools.jackson.databind.node.ObjectNode> listJson(ResourceType type, String namespace,
+                                                                    String labelSelector);
+
     /** The object's {@code scale} subresource (an autoscaling/v1 Scale); the server's 404 when it has none. */
     io.fabric8.kubernetes.api.model.autoscaling.v1.Scale getScale(ResourceType type, String namespace, String name);
 

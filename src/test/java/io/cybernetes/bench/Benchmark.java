@@ -110,7 +110,8 @@ public final class Benchmark {
                 "--logging.level.root=WARN", "--spring.main.banner-mode=off",
                 // the controller benchmark binds and runs pods with its own stand-in kubelet; the
                 // scheduler benchmark has the scheduler alone (as scheduler_perf), its nodes no kubelets
-                "--cybernetes.scheduler.enabled=" + "scheduler".equals(System.getProperty("bench.only")),
+                "--cybernetes.scheduler.enabled=" + List.of("scheduler", "stateful")
+                        .contains(System.getProperty("bench.only")),
                 "--cybernetes.controllers.enabled=" + !"scheduler".equals(System.getProperty("bench.only")),
                 "--cybernetes.nodes.count=" + ("streams".equals(System.getProperty("bench.only")) ? 1 : 0)));
         Files.createDirectories(data);
@@ -152,6 +153,8 @@ public final class Benchmark {
                 new NodeAgentBenchmark(ctx, adminToken, pki).run();
             } else if ("streams".equals(System.getProperty("bench.only"))) {
                 new StreamsBenchmark(ctx, adminToken, pki).run();
+            } else if ("stateful".equals(System.getProperty("bench.only"))) {
+                new StatefulBenchmark(ctx, adminToken, pki).run();
             } else if ("workloads".equals(System.getProperty("bench.only"))) {
                 new WorkloadsBenchmark(ctx, adminToken).run();
             } else {

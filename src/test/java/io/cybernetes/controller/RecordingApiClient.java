@@ -115,6 +115,12 @@ public class RecordingApiClient implements ApiClient {
         }
     }
 
+    @Override
+    public List<tools.jackson.databind.node.ObjectNode> listJson(io.cybernetes.api.ResourceType type,
+                                                                 String namespace, String labelSelector) {
+        return new ArrayList<>();
+    }
+
     /** What {@code getScale} finds, by resource, namespace and name ({@link #putScale}); everything else is 404. */
     private final java.util.Map<String, io.fabric8.kubernetes.api.model.autoscaling.v1.Scale> scales =
             new java.util.concurrent.ConcurrentHashMap<>();

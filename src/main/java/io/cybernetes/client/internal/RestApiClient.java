@@ -159,6 +159,20 @@ abstract class RestApiClient implements ApiClient {
     }
 
     @Override
+    public List<tools.jackson.databind.node.ObjectNode> listJson(ResourceType type, String namespace,
+                                                                 String labelSelector) {
+        JsonNode list = Json.MAPPER.readTree(send("GET", collection(type, namespace), labelSelector == null ? null
+                : "labelSelector=" + encode(labelSelector), null, null, null));
+        List<tools.jackson.databind.node.ObjectNode> items = new ArrayList<>();
+        for (JsonNode item : list.path("items")) {
+            if (item instanceof tools.jackson.databind.node.ObjectNode o) {
+                items.add(o);
+            }
+        }
+        return items;
+    }
+
+    @Override
     public Scale getScale(ResourceType type, String namespace, String name) {
         return Json.MAPPER.readValue(send("GET", item(type, namespace, name) + "/scale", null, null, null), Scale.class);
     }

@@ -349,7 +349,7 @@ class ControllerManagerConfiguration {
             var pods = informers.informerFor(Pod.class);
             var hpa = props.horizontalPodAutoscaler();
             HorizontalController hc = new HorizontalController(client, autoscalers.indexer(), pods.indexer(), registry,
-                    HorizontalController.metricsApi(client), new EventRecorder(client, "horizontal-pod-autoscaler"),
+                    HorizontalController.metricsApi(client, registry), new EventRecorder(client, "horizontal-pod-autoscaler"),
                     Clock.systemUTC(), new HorizontalController.Settings(hpa.syncPeriod(), hpa.tolerance(),
                             hpa.downscaleStabilization(), hpa.cpuInitializationPeriod(), hpa.initialReadinessDelay()));
             Controller c = new Controller(HorizontalController.NAME, hc, w.horizontalPodAutoscaler());

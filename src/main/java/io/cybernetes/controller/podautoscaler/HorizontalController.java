@@ -23,7 +23,6 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.MetricSpec;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.MetricStatus;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.MetricTarget;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.MetricValueStatus;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetrics;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -62,7 +61,7 @@ public final class HorizontalController implements Reconciler {
 
     /** Where the pods' usage comes from: the resource metrics API. */
     public interface Metrics {
-        List<PodMetrics> pods(String namespace, String labelSelector);
+        List<ReplicaCalculator.Sample> pods(String namespace, String labelSelector);
     }
 
     private final ApiClient client;
@@ -92,9 +91,29 @@ public final class HorizontalController implements Reconciler {
         this.behavior = new ScaleBehavior(settings.downscaleStabilization());
     }
 
-    /** The metrics the resource metrics API serves, read through the client. */
-    public static Metrics metricsApi(ApiClient client) {
-        return (namespace, selector) -> client.list(PodMetrics.class, namespace, selector).items();
+    /**
+     * The metrics the resource metrics API serves, read through the client as JSON (the
+     * window is a Go duration, {@code 15.000123s}, which fabric8's PodMetrics misreads).
+     */
+    public static Metrics metricsApi(ApiClient client, ResourceRegistry registry) {
+        ResourceType podMetrics = registry.byPath("metrics.k8s.io", "v1beta1", "pods").orElseThrow();
+        return (namespace, selector) -> {
+            List<ReplicaCalculator.Sample> out = new ArrayList<>();
+            for (var item : client.listJson(podMetrics, namespace, selector)) {
+                Map<String, Map<String, Long>> containers = new java.util.LinkedHashMap<>();
+                for (var c : item.path("containers")) {
+                    Map<String, Long> usage = new java.util.HashMap<>();
+                    c.path("usage").properties().forEach(e -> usage.put(e.getKey(),
+                            ReplicaCalculator.milli(new Quantity(e.getValue().asString()))));
+                    containers.put(c.path("name").asString(""), usage);
+                }
+                out.add(new ReplicaCalculator.Sample(item.path("metadata").path("name").asString(""),
+                        ReplicaCalculator.parse(item.path("timestamp").asString(null)),
+                        io.cybernetes.api.Times.parseGoDuration(item.path("window").asString(""))
+                                .orElse(Duration.ZERO), containers));
+            }
+            return out;
+        };
     }
 
     /** Autoscalers added or with a new spec are evaluated at once; the rest every sync period. */
@@ -246,7 +265,7 @@ public final class HorizontalController implements Reconciler {
         List<Pod> selected = pods.list().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace()))
                 .filter(p -> labels.matches(Objects.requireNonNullElse(p.getMetadata().getLabels(), Map.of())))
                 .toList();
-        List<PodMetrics> samples = null;
+        List<ReplicaCalculator.Sample> samples = null;
         String metricsError = null;
         List<MetricStatus> currentMetrics = new ArrayList<>();
         int best = -1;

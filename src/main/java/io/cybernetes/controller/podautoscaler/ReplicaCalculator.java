@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.ContainerMetrics;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetrics;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +35,13 @@ final class ReplicaCalculator {
     record Recommendation(int replicas, Integer utilization, long averageMilli, Instant timestamp) {
     }
 
+    /**
+     * One pod's sample from the resource metrics API: when it was taken, over what window,
+     * and each container's usage by resource in milli-units.
+     */
+    record Sample(String pod, Instant timestamp, Duration window, Map<String, Map<String, Long>> containers) {
+    }
+
     /** Why no recommendation could be made, in Kubernetes' words. */
     static final class MetricException extends Exception {
         MetricException(String message) {
@@ -56,15 +61,15 @@ final class ReplicaCalculator {
      * target average usage per pod in milli-units.
      */
     Recommendation resource(int currentReplicas, String resource, String container, Integer targetUtilization,
-                            long targetAverageMilli, List<Pod> pods, List<PodMetrics> metrics, Instant now)
+                            long targetAverageMilli, List<Pod> pods, List<Sample> metrics, Instant now)
             throws MetricException {
         Map<String, Long> usage = new HashMap<>();
-        Map<String, PodMetrics> samples = new HashMap<>();
-        for (PodMetrics m : metrics) {
+        Map<String, Sample> samples = new HashMap<>();
+        for (Sample m : metrics) {
             Long sum = usage(m, resource, container);
             if (sum != null) {
-                usage.put(m.getMetadata().getName(), sum);
-                samples.put(m.getMetadata().getName(), m);
+                usage.put(m.pod(), sum);
+                samples.put(m.pod(), m);
             }
         }
         if (usage.isEmpty()) {
@@ -89,7 +94,7 @@ final class ReplicaCalculator {
                 unready.add(name);
                 continue;
             }
-            PodMetrics sample = samples.get(name);
+            Sample sample = samples.get(name);
             if (sample == null) {
                 missing.add(name);
                 continue;
@@ -110,7 +115,7 @@ final class ReplicaCalculator {
             throw new MetricException("did not receive metrics for targeted pods (pods might be unready)");
         }
         Ratio first = ratio(usage, requests, targetUtilization, targetAverageMilli);
-        Instant timestamp = samples.values().stream().map(ReplicaCalculator::timestamp).filter(Objects::nonNull)
+        Instant timestamp = samples.values().stream().map(Sample::timestamp).filter(Objects::nonNull)
                 .min(Instant::compareTo).orElse(now);
         boolean scaleUpWithUnready = !unready.isEmpty() && first.ratio() > 1.0;
         if (!scaleUpWithUnready && missing.isEmpty()) {
@@ -181,7 +186,7 @@ final class ReplicaCalculator {
      * initialization period): when it is not ready, or its sample was taken before a whole
      * window had passed since it became ready. Later: when it is not ready and never was.
      */
-    private boolean unreadyForCpu(Pod pod, PodMetrics sample, Instant now) {
+    private boolean unreadyForCpu(Pod pod, Sample sample, Instant now) {
         PodCondition ready = pod.getStatus().getConditions() == null ? null : pod.getStatus().getConditions().stream()
                 .filter(c -> "Ready".equals(c.getType())).findFirst().orElse(null);
         Instant started = parse(pod.getStatus().getStartTime());
@@ -193,26 +198,26 @@ final class ReplicaCalculator {
             transition = started;
         }
         if (started.plus(settings.cpuInitializationPeriod()).isAfter(now)) {
-            Instant taken = timestamp(sample);
-            Duration window = window(sample);
+            Instant taken = sample.timestamp();
+            Duration window = sample.window();
             return "False".equals(ready.getStatus()) || (taken != null && taken.isBefore(transition.plus(window)));
         }
         return "False".equals(ready.getStatus()) && started.plus(settings.initialReadinessDelay()).isAfter(transition);
     }
 
     /** What the pod (or its one container) uses of the resource, in milli-units; null when it has no sample of it. */
-    private static Long usage(PodMetrics m, String resource, String container) {
+    private static Long usage(Sample m, String resource, String container) {
         long sum = 0;
         boolean found = false;
-        for (ContainerMetrics c : Objects.requireNonNullElse(m.getContainers(), List.<ContainerMetrics>of())) {
-            if (container != null && !container.equals(c.getName())) {
+        for (Map.Entry<String, Map<String, Long>> c : m.containers().entrySet()) {
+            if (container != null && !container.equals(c.getKey())) {
                 continue;
             }
-            Quantity q = c.getUsage() == null ? null : c.getUsage().get(resource);
-            if (q == null) {
+            Long v = c.getValue().get(resource);
+            if (v == null) {
                 return null;
             }
-            sum += milli(q);
+            sum += v;
             found = true;
         }
         return found ? sum : null;
@@ -244,18 +249,7 @@ final class ReplicaCalculator {
                 .longValueExact();
     }
 
-    private static Instant timestamp(PodMetrics m) {
-        return parse(m.getTimestamp());
-    }
-
-    private static Duration window(PodMetrics m) {
-        if (m.getWindow() == null || m.getWindow().getDuration() == null) {
-            return Duration.ZERO;
-        }
-        return m.getWindow().getDuration();
-    }
-
-    private static Instant parse(String time) {
+    static Instant parse(String time) {
         try {
             return time == null ? null : Instant.parse(time);
         } catch (RuntimeException e) {

@@ -4,9 +4,6 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.ContainerMetricsBuilder;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetrics;
-import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetricsBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -38,14 +35,12 @@ class ReplicaCalculatorTest {
         return pod(name, "Running", true, LONG_AGO);
     }
 
-    private static PodMetrics usage(String pod, String cpu) {
-        return new PodMetricsBuilder().withNewMetadata().withName(pod).withNamespace("ns").endMetadata()
-                .withTimestamp(NOW.minusSeconds(5).toString()).withWindow(new io.fabric8.kubernetes.api.model.Duration(Duration.ofSeconds(15)))
-                .withContainers(new ContainerMetricsBuilder().withName("web").withUsage(Map.of("cpu", new Quantity(cpu)))
-                        .build()).build();
+    private static ReplicaCalculator.Sample usage(String pod, String cpu) {
+        return new ReplicaCalculator.Sample(pod, NOW.minusSeconds(5), Duration.ofSeconds(15),
+                Map.of("web", Map.of("cpu", ReplicaCalculator.milli(new Quantity(cpu)))));
     }
 
-    private int replicas(int current, int target, List<Pod> pods, List<PodMetrics> metrics) throws Exception {
+    private int replicas(int current, int target, List<Pod> pods, List<ReplicaCalculator.Sample> metrics) throws Exception {
         return calc.resource(current, "cpu", null, target, 0, pods, metrics, NOW).replicas();
     }
 
