@@ -70,6 +70,10 @@ public final class QuotaUsage {
                 : Quantities.parse(requested);
         usage.put("requests.storage", storage);
         String className = Json.text(claim, "spec.storageClassName");
+        if (className == null) { // the beta annotation that preceded the field
+            className = claim.path("metadata").path("annotations").path("volume.beta.kubernetes.io/storage-class")
+                    .asString(null);
+        }
         if (className != null && !className.isEmpty()) {
             String prefix = className + ".storageclass.storage.k8s.io/";
             usage.put(prefix + "requests.storage", storage);

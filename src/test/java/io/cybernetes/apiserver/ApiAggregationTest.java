@@ -215,8 +215,14 @@ class ApiAggregationTest extends ApiTestSupport {
             assertThat(available().path("message").asString()).startsWith("failing or missing response from https://"
                     + "localhost:" + port + "/apis/" + GROUP + "/v1: ");
         });
-        assertThat(get("/apis/" + GROUP + "/v1/namespaces/default/widgets").code()).isEqualTo(404);
+        // the group stays, its requests answered 503 as kube-aggregator answers them
+        Response gone = get("/apis/" + GROUP + "/v1/namespaces/default/widgets");
+        assertThat(gone.code()).isEqualTo(503);
+        assertThat(gone.body()).isEqualTo("service unavailable\n");
+        assertThat(get("/apis/" + GROUP).code()).isEqualTo(200);
         assertThat(kubectl().run("get", "apiservices", "v1." + GROUP).out()).contains("False (FailedDiscoveryCheck)");
+        Kubectl.Run stale = kubectl().run("get", "widgets." + GROUP, "-n", "default");
+        assertThat(stale.exit()).isNotZero();
     }
 
     @Test

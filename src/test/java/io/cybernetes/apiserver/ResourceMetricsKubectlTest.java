@@ -74,7 +74,7 @@ class ResourceMetricsKubectlTest extends SimulatedClusterSupport {
         assertThat(missing.code()).isEqualTo(404);
         assertThat(missing.text("message")).isEqualTo("podmetrics.metrics.k8s.io \"top/nowhere\" not found");
         Kubectl.Run none = kubectl().run("top", "pod", "nope", "-n", NS);
-        assertThat(none.err()).contains("pods \"top/nope\" not found");
+        assertThat(none.err()).contains("pod \"nope\" not found");
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             Kubectl.Run nodes = kubectl().run("top", "node");

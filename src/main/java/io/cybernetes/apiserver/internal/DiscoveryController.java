@@ -103,11 +103,11 @@ class DiscoveryController {
     ResponseEntity<byte[]> groupResources(@PathVariable String group, @PathVariable String version,
                                           HttpServletRequest request, HttpServletResponse response) throws IOException {
         GroupVersion gv = new GroupVersion(group, version);
+        if (backends.serves(group, version)) {
+            backends.proxy(new ServletCall(request, response)); // the extension server's own list
+            return null;
+        }
         if (!registry.groupVersions().contains(gv)) {
-            if (backends.serves(group, version)) {
-                backends.proxy(new ServletCall(request, response)); // the extension server's own list
-                return null;
-            }
             throw ApiException.pathNotFound();
         }
         return json(resourceList(gv));
@@ -258,6 +258,10 @@ class DiscoveryController {
             ObjectNode v = versions.addObject();
             v.put("version", b.version());
             ArrayNode resources = v.putArray("resources");
+            if (!b.available()) {
+                v.put("freshness", "Stale"); // its server is not answering: kubectl reports it and goes on
+                continue;
+            }
             java.util.Map<String, ObjectNode> byName = new java.util.LinkedHashMap<>();
             for (JsonNode r : b.resources().path("resources")) {
                 String name = r.path("name").asString("");

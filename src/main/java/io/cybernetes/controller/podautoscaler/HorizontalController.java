@@ -141,12 +141,15 @@ public final class HorizontalController implements Reconciler {
     @Override
     public Result reconcile(Request request) {
         String key = request.namespace() + "/" + request.name();
-        HorizontalPodAutoscaler hpa = autoscalers.get(key).orElse(null);
-        if (hpa == null) {
+        HorizontalPodAutoscaler cached = autoscalers.get(key).orElse(null);
+        if (cached == null) {
             behavior.forget(key);
             return Result.DONE;
         }
-        HorizontalPodAutoscalerStatus before = copy(hpa.getStatus());
+        // the informer's object is shared: work on a copy
+        HorizontalPodAutoscaler hpa = io.cybernetes.api.Json.convert(io.cybernetes.api.Json.toTree(cached),
+                HorizontalPodAutoscaler.class);
+        HorizontalPodAutoscalerStatus before = copy(cached.getStatus());
         HorizontalPodAutoscalerStatus status = hpa.getStatus() == null ? new HorizontalPodAutoscalerStatus()
                 : hpa.getStatus();
         hpa.setStatus(status);
@@ -184,8 +187,9 @@ public final class HorizontalController implements Reconciler {
                 "the HPA controller was able to get the target's current scale", now);
         int current = scale.getSpec() == null || scale.getSpec().getReplicas() == null ? 0
                 : scale.getSpec().getReplicas();
-        status.setCurrentReplicas(scale.getStatus() == null || scale.getStatus().getReplicas() == null ? 0
-                : scale.getStatus().getReplicas());
+        status.setCurrentReplicas(current); // as Kubernetes reports it: the replicas the target's spec asks for
+        // a new autoscaler (or a restarted controller) holds back scale-down for a window from now, as Kubernetes'
+        behavior.recordInitial(key, current, now);
         int min = Objects.requireNonNullElse(hpa.getSpec().getMinReplicas(), 1);
         int max = hpa.getSpec().getMaxReplicas();
         int desired;
@@ -195,12 +199,15 @@ public final class HorizontalController implements Reconciler {
             reason = "";
             condition(status, "ScalingActive", "False", "ScalingDisabled",
                     "scaling is disabled since the replica count of the target is zero", now);
+            status.setCurrentMetrics(null);
         } else if (current > max) {
             desired = max;
             reason = "Current number of replicas above Spec.MaxReplicas";
+            status.setCurrentMetrics(null);
         } else if (current < min) {
             desired = min;
             reason = "Current number of replicas below Spec.MinReplicas";
+            status.setCurrentMetrics(null);
         } else {
             Proposal p = fromMetrics(hpa, scale, current, status, now);
             if (p == null) {
@@ -257,8 +264,8 @@ public final class HorizontalController implements Reconciler {
         } catch (ApiException e) {
             events.warning(hpa, "InvalidSelector", "couldn't convert selector into a corresponding internal selector"
                     + " object: " + e.getMessage());
-            condition(status, "ScalingActive", "False", "InvalidSelector",
-                    "the HPA target's scale has an invalid selector: " + e.getMessage(), now);
+            condition(status, "ScalingActive", "False", "InvalidSelector", "couldn't convert selector into a"
+                    + " corresponding internal selector object: " + e.getMessage(), now);
             return null;
         }
         String namespace = hpa.getMetadata().getNamespace();
@@ -270,16 +277,23 @@ public final class HorizontalController implements Reconciler {
         List<MetricStatus> currentMetrics = new ArrayList<>();
         int best = -1;
         String bestMetric = "";
-        String lastError = null;
-        String lastReason = null;
+        String firstError = null;
+        String firstReason = null;
+        String firstDetail = null;
         int failed = 0;
         for (MetricSpec spec : specs) {
             boolean container = "ContainerResource".equals(spec.getType());
             if (!container && !"Resource".equals(spec.getType())) {
                 failed++;
-                lastReason = "FailedGetExternalMetric";
-                lastError = "the HPA was unable to compute the replica count: unable to get metric of type "
-                        + spec.getType() + ": no custom or external metrics API is served here";
+                String reason = "FailedGet" + spec.getType() + "Metric";
+                String detail = "unable to get metric of type " + spec.getType() + ": no custom or external metrics"
+                        + " API is served here";
+                events.warning(hpa, reason, detail);
+                if (firstError == null) {
+                    firstReason = reason;
+                    firstDetail = detail;
+                    firstError = "the HPA was unable to compute the replica count: " + detail;
+                }
                 currentMetrics.add(new MetricStatus(null, null, null, null, null, ""));
                 continue;
             }
@@ -287,7 +301,7 @@ public final class HorizontalController implements Reconciler {
             String containerName = container ? spec.getContainerResource().getContainer() : null;
             MetricTarget t = container ? spec.getContainerResource().getTarget() : spec.getResource().getTarget();
             boolean utilization = t.getAverageUtilization() != null;
-            String metricName = resource + (container ? " container resource" : " resource")
+            String metricName = resource + (container && utilization ? " container resource" : " resource")
                     + (utilization ? " utilization (percentage of request)" : "");
             try {
                 if (samples == null && metricsError == null) {
@@ -318,21 +332,27 @@ public final class HorizontalController implements Reconciler {
                 }
             } catch (ReplicaCalculator.MetricException e) {
                 failed++;
-                lastReason = container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
-                lastError = "the HPA was unable to compute the replica count: failed to get " + resource
-                        + (utilization ? " utilization: " : " usage: ") + e.getMessage();
-                events.warning(hpa, lastReason, lastError.substring(lastError.indexOf("failed to get")));
+                String reason = container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
+                String detail = "failed to get " + resource + (utilization ? " utilization: " : " usage: ")
+                        + e.getMessage();
+                events.warning(hpa, reason, detail);
+                if (firstError == null) {
+                    firstReason = reason;
+                    firstDetail = detail;
+                    firstError = "the HPA was unable to compute the replica count: " + detail;
+                }
                 currentMetrics.add(new MetricStatus(null, null, null, null, null, ""));
             }
         }
         // one status a metric, in order ({"type": ""} for one that could not be read), as Kubernetes reports them
         status.setCurrentMetrics(currentMetrics.isEmpty() ? null : currentMetrics);
-        if (failed == specs.size() || best < 0) {
-            condition(status, "ScalingActive", "False", lastReason, lastError, now);
+        // all metrics failed, or some did and the rest would scale down (they might want more): nothing
+        // changes, the first failure says why, as Kubernetes' computeReplicasForMetrics decides
+        if (failed > 0 && (failed >= specs.size() || best < current)) {
+            condition(status, "ScalingActive", "False", firstReason, firstError, now);
+            events.warning(hpa, "FailedComputeMetricsReplicas", "invalid metrics (" + failed + " invalid out of "
+                    + specs.size() + "), first error is: " + firstDetail);
             return null;
-        }
-        if (failed > 0 && best < current) {
-            best = current; // a metric that could not be read may want more: do not scale down
         }
         condition(status, "ScalingActive", "True", "ValidMetricFound",
                 "the HPA was able to successfully calculate a replica count from " + bestMetric, now);

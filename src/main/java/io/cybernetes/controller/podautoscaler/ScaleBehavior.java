@@ -31,6 +31,12 @@ final class ScaleBehavior {
     private record Timestamped(int replicas, Instant at) {
     }
 
+    /** Kubernetes' rules for a direction a behavior leaves out. */
+    static final HPAScalingRules DEFAULT_UP = new HPAScalingRules(List.of(new HPAScalingPolicy(15, "Pods", 4),
+            new HPAScalingPolicy(15, "Percent", 100)), "Max", 0, null);
+    static final HPAScalingRules DEFAULT_DOWN = new HPAScalingRules(List.of(new HPAScalingPolicy(15, "Percent", 100)),
+            "Max", null, null);
+
     private final Duration downscaleStabilization;
     private final Map<String, List<Timestamped>> recommendations = new ConcurrentHashMap<>();
     private final Map<String, List<Timestamped>> scaleUps = new ConcurrentHashMap<>();
@@ -38,6 +44,15 @@ final class ScaleBehavior {
 
     ScaleBehavior(Duration downscaleStabilization) {
         this.downscaleStabilization = downscaleStabilization;
+    }
+
+    /**
+     * The recommendation an autoscaler starts with, the replicas it finds: so a new
+     * autoscaler, or one this controller has just taken over, waits out its window before
+     * scaling down, as Kubernetes' recordInitialRecommendation does.
+     */
+    void recordInitial(String key, int current, Instant now) {
+        recommendations.computeIfAbsent(key, k -> new ArrayList<>(List.of(new Timestamped(current, now))));
     }
 
     /** Forgets an autoscaler that is gone. */
@@ -101,10 +116,12 @@ final class ScaleBehavior {
     /** Tempers the metrics' recommendation for an autoscaler with a behavior (defaults filled in). */
     Outcome normalize(String key, int current, int recommended, int min, int max, HorizontalPodAutoscalerBehavior b,
                       Instant now) {
-        HPAScalingRules up = b.getScaleUp();
-        HPAScalingRules down = b.getScaleDown();
+        HPAScalingRules up = b.getScaleUp() != null ? b.getScaleUp() : DEFAULT_UP;
+        HPAScalingRules down = b.getScaleDown() != null ? b.getScaleDown() : DEFAULT_DOWN;
         int upWindow = Objects.requireNonNullElse(up.getStabilizationWindowSeconds(), 0);
-        int downWindow = Objects.requireNonNullElse(down.getStabilizationWindowSeconds(), 300);
+        // no window of its own: the controller's downscale stabilization, as Kubernetes' flag gives it
+        int downWindow = Objects.requireNonNullElse(down.getStabilizationWindowSeconds(),
+                (int) downscaleStabilization.toSeconds());
         Instant upCutoff = now.minusSeconds(upWindow);
         Instant downCutoff = now.minusSeconds(downWindow);
         int upRecommendation = recommended;
@@ -212,7 +229,8 @@ final class ScaleBehavior {
         if (b == null || from == to) {
             return;
         }
-        HPAScalingRules rules = to > from ? b.getScaleUp() : b.getScaleDown();
+        HPAScalingRules rules = to > from ? (b.getScaleUp() != null ? b.getScaleUp() : DEFAULT_UP)
+                : (b.getScaleDown() != null ? b.getScaleDown() : DEFAULT_DOWN);
         int longest = Objects.requireNonNullElse(rules.getPolicies(), List.<HPAScalingPolicy>of()).stream()
                 .mapToInt(HPAScalingPolicy::getPeriodSeconds).max().orElse(0);
         List<Timestamped> list = (to > from ? scaleUps : scaleDowns).computeIfAbsent(key, k -> new ArrayList<>());

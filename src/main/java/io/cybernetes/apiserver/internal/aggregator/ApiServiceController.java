@@ -55,6 +55,7 @@ class ApiServiceController implements SmartLifecycle {
     private static final WriteOptions WRITE = WriteOptions.server("kube-apiserver");
     private static final Duration INTERVAL = Duration.ofSeconds(2);
     private static final Duration DISCOVERY_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(12);
 
     private final ResourceService service;
     private final ResourceRegistry registry;
@@ -67,6 +68,12 @@ class ApiServiceController implements SmartLifecycle {
     private final Set<String> builtIn;
     /** The clients made for each APIService, by its name, resourceVersion and address (remade when they change). */
     private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ExecutorService checkers = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "apiservice-check");
+        t.setDaemon(true);
+        return t;
+    });
     private ScheduledExecutorService loop;
     private volatile boolean running;
     private volatile boolean warned;
@@ -99,21 +106,41 @@ class ApiServiceController implements SmartLifecycle {
                 existing.put(Json.text(o.value(), "metadata.name"), o.value());
             }
             Set<String> local = local(existing);
-            Set<String> available = new HashSet<>();
+            Set<String> remote = new HashSet<>();
+            List<java.util.concurrent.Future<?>> checks = new java.util.ArrayList<>();
             for (JsonNode api : existing.values()) {
                 String name = Json.text(api, "metadata.name");
                 if (api.path("spec").path("service").isObject()) {
-                    if (remote(api)) {
-                        available.add(api.path("spec").path("group").asString("") + "/"
-                                + api.path("spec").path("version").asString(""));
+                    remote.add(api.path("spec").path("group").asString("") + "/"
+                            + api.path("spec").path("version").asString(""));
+                    if (inFlight.add(name)) { // a check still under way from the last round is not doubled
+                        checks.add(checkers.submit(() -> {
+                            try {
+                                remote(api);
+                            } catch (RuntimeException e) {
+                                log.debug("APIService {}: the check failed: {}", name, e.toString());
+                            } finally {
+                                inFlight.remove(name);
+                            }
+                        }));
                     }
                 } else if (local.contains(name) || !"true".equals(api.path("metadata").path("labels")
                         .path(AUTOMANAGED).asString(""))) {
                     status(name, "True", "Local", "Local APIServices are always available");
                 }
             }
-            backends.retainOnly(available);
+            backends.retainOnly(remote);
             clients.keySet().removeIf(k -> !existing.containsKey(k.substring(0, k.indexOf('|'))));
+            for (var check : checks) {
+                try {
+                    check.get(CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                    // it goes on in the background; the next round does not start it again meanwhile
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
             warned = false;
         } catch (ApiException | StorageException e) {
             if (!warned) {
@@ -171,8 +198,19 @@ class ApiServiceController implements SmartLifecycle {
         return names;
     }
 
-    /** Checks a remote APIService; keeps its backend when available. Returns whether it is. */
+    /** Checks a remote APIService; keeps its backend, available or not. Returns whether it is available. */
     private boolean remote(JsonNode api) {
+        boolean ok = check(api);
+        if (!ok) {
+            JsonNode spec = api.path("spec");
+            backends.put(Backends.Backend.unavailable(Json.text(api, "metadata.name"), spec.path("group").asString(""),
+                    spec.path("version").asString(""), spec.path("groupPriorityMinimum").asInt(),
+                    spec.path("versionPriority").asInt()));
+        }
+        return ok;
+    }
+
+    private boolean check(JsonNode api) {
         String name = Json.text(api, "metadata.name");
         JsonNode spec = api.path("spec");
         JsonNode svc = spec.path("service");
@@ -192,7 +230,9 @@ class ApiServiceController implements SmartLifecycle {
         String failing = "failing or missing response from " + discovery + ": ";
         HttpClient http;
         try {
-            String key = name + "|" + Json.text(api, "metadata.resourceVersion") + "|" + base;
+            // one client per what makes it: the trust, the name checked and the address (not per status write)
+            String key = name + "|" + spec.path("caBundle").asString("") + "|" + spec.path("insecureSkipTLSVerify")
+                    .asBoolean(false) + "|" + serviceName + "." + namespace + "|" + base;
             http = clients.get(key);
             if (http == null) {
                 http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(DISCOVERY_TIMEOUT)
@@ -208,7 +248,8 @@ class ApiServiceController implements SmartLifecycle {
         }
         HttpRequest.Builder req = HttpRequest.newBuilder(discovery).timeout(DISCOVERY_TIMEOUT)
                 .header("Accept", "application/json");
-        Backends.identity(req, UserInfo.authenticated("system:kube-aggregator", "", List.of(UserInfo.AUTHENTICATED)));
+        Backends.identity(req, UserInfo.authenticated("system:kube-aggregator", "", List.of(UserInfo.MASTERS,
+                UserInfo.AUTHENTICATED)));
         try {
             HttpResponse<String> r = http.send(req.GET().build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() / 100 != 2) {
@@ -343,6 +384,7 @@ class ApiServiceController implements SmartLifecycle {
         if (loop != null) {
             loop.shutdownNow();
         }
+        checkers.shutdownNow();
     }
 
     @Override

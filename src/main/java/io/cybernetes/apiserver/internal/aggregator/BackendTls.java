@@ -110,10 +110,16 @@ final class BackendTls {
                     names.add(String.valueOf(san.get(1)));
                 }
             }
-            if (!names.contains(serverName)) {
+            if (names.stream().noneMatch(n -> n.equals(serverName) || wildcard(n, serverName))) {
                 throw new CertificateException("x509: certificate is valid for " + String.join(", ", names) + ", not "
                         + serverName);
             }
+        }
+
+        /** {@code *.ns.svc} names one label more, as Go's hostname check allows. */
+        private static boolean wildcard(String pattern, String host) {
+            return pattern.startsWith("*.") && host.indexOf('.') > 0
+                    && host.substring(host.indexOf('.')).equals(pattern.substring(1));
         }
 
         @Override

@@ -35,12 +35,26 @@ import java.util.concurrent.ConcurrentHashMap;
 @Component
 public class Backends implements GroupProxy {
 
-    /** One available APIService's server: where it answers, and the resources its discovery lists. */
+    /**
+     * One APIService's server: where it answers, and the resources its discovery lists; an
+     * unavailable one (null base, client and resources) keeps its group listed and answers 503.
+     */
     public record Backend(String apiService, String group, String version, int groupPriority, int versionPriority, URI base,
                    HttpClient http, ObjectNode resources) {
+        public boolean available() {
+            return http != null && resources != null;
+        }
+
+        static Backend unavailable(String apiService, String group, String version, int groupPriority,
+                                   int versionPriority) {
+            return new Backend(apiService, group, version, groupPriority, versionPriority, null, null, null);
+        }
     }
 
     private static final Set<String> PASSED_ON = Set.of("accept", "content-type", "user-agent");
+    /** Hop-by-hop headers and those the servlet container writes itself: not copied from an answer. */
+    private static final Set<String> NOT_RETURNED = Set.of("connection", "keep-alive", "transfer-encoding",
+            "content-length", "upgrade", "proxy-authenticate", "trailer", "te", "date", "server", ":status");
     private final Map<String, Backend> byGroupVersion = new ConcurrentHashMap<>();
 
     @Override
@@ -72,6 +86,10 @@ public class Backends implements GroupProxy {
         String[] parts = request.getRequestURI().split("/"); // "", "apis", group, version, ...
         Backend b = (parts.length >= 4 ? of(parts[2], parts[3]) : Optional.<Backend>empty())
                 .orElseThrow(ApiException::pathNotFound);
+        if (!b.available()) {
+            plain(response, "service unavailable"); // as kube-aggregator answers for an APIService not Available
+            return;
+        }
         URI uri = URI.create(b.base() + request.getRequestURI() + (request.getQueryString() == null ? ""
                 : "?" + request.getQueryString()));
         byte[] body;
@@ -91,16 +109,29 @@ public class Backends implements GroupProxy {
         try {
             answer = b.http().send(out.build(), HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
-            throw ApiException.of(503, "ServiceUnavailable", "error trying to reach service: "
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            plain(response, "error trying to reach service: " + (e instanceof java.net.ConnectException
+                    ? "dial tcp " + uri.getHost() + ":" + uri.getPort() + ": connect: connection refused"
+                    : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw ApiException.of(503, "ServiceUnavailable", "error trying to reach service: interrupted");
+            plain(response, "error trying to reach service: interrupted");
+            return;
         }
         response.setStatus(answer.statusCode());
-        answer.headers().firstValue("content-type").ifPresent(response::setContentType);
-        answer.headers().allValues("warning").forEach(w -> response.addHeader("Warning", w));
+        answer.headers().map().forEach((name, values) -> {
+            if (!NOT_RETURNED.contains(name.toLowerCase()) && !response.containsHeader(name)) {
+                values.forEach(v -> response.addHeader(name, v));
+            }
+        });
         KubeletClient.relay(answer.body(), response.getOutputStream());
+    }
+
+    /** A 503 in plain text, as kube-aggregator's proxy writes one (kubectl: "the server is currently unable ..."). */
+    private static void plain(HttpServletResponse response, String message) throws IOException {
+        response.setStatus(503);
+        response.setContentType("text/plain; charset=utf-8");
+        response.getOutputStream().write((message + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** The user, as kube-apiserver's proxy tells an extension server who asks. */

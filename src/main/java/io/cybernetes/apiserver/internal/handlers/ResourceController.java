@@ -105,7 +105,8 @@ public class ResourceController {
     /** Serves one resource request, from HTTP or from the in-process API server. */
     public ResponseEntity<?> handle(ApiCall request) throws IOException {
         RequestInfo info = RequestInfo.parse(request.path());
-        if (registry.byPath(info.group(), info.version(), info.resource()).isEmpty()) {
+        {
+            // an APIService with a service takes its group version, even one served here (a metrics-server's)
             for (GroupProxy p : proxies) {
                 if (p.serves(info.group(), info.version())) {
                     if (!(request instanceof ServletCall servlet)) {

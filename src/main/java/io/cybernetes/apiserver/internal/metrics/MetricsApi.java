@@ -33,7 +33,7 @@ import java.util.Optional;
  * only, each with the usage the {@link ResourceMetricsScraper} last worked out over its
  * window. Lists take label selectors (and field selectors for pods) and leave out what has no
  * usage yet; a node or pod without one is 404 ({@code nodemetrics.metrics.k8s.io}, {@code
- * podmetrics.metrics.k8s.io}), a pod that does not exist the pod's own 404.
+ * podmetrics.metrics.k8s.io}), a pod that does not exist its pod lister's 404 ({@code pod "x" not found}).
  */
 @Component
 class MetricsApi implements ComputedView {
@@ -64,7 +64,7 @@ class MetricsApi implements ComputedView {
     public ObjectNode get(ResourceType type, String namespace, String name) {
         if (type.namespaced()) {
             ObjectNode pod = store.get(pods.key(namespace, name)).map(StoredObject::value)
-                    .orElseThrow(() -> ApiException.notFound("", "pods", namespace + "/" + name));
+                    .orElseThrow(() -> ApiException.notFound("", "pod", name)); // the metrics-server's pod lister's words
             return podMetrics(pod).orElseThrow(() -> ApiException.notFound(GROUP, "podmetrics", namespace + "/" + name));
         }
         ObjectNode node = store.get(nodes.key(null, name)).map(StoredObject::value)

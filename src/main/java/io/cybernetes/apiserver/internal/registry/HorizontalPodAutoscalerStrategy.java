@@ -15,7 +15,8 @@ import java.util.Map;
  * HorizontalPodAutoscalers (autoscaling/v2 and v1): the status reset on create and
  * generations counted; Kubernetes' defaults (one replica at least, 80% cpu when no metric
  * is given, and with a {@code behavior} its missing rules: scale up at once by 4 pods or
- * 100% every 15 s, whichever is more; scale down after 300 s by up to 100% every 15 s);
+ * 100% every 15 s, whichever is more; scale down by up to 100% every 15 s, after the
+ * controller's downscale stabilization window unless the behavior sets one);
  * and its validation in its words, a v1 object checked as the v2 object it is stored as.
  */
 public final class HorizontalPodAutoscalerStrategy extends DefaultingStrategy {
@@ -45,13 +46,14 @@ public final class HorizontalPodAutoscalerStrategy extends DefaultingStrategy {
         }
         if (spec.path("behavior") instanceof ObjectNode behavior) {
             rules(behavior, "scaleUp", 0, List.of(policy("Pods", 4, 15), policy("Percent", 100, 15)));
-            rules(behavior, "scaleDown", 300, List.of(policy("Percent", 100, 15)));
+            rules(behavior, "scaleDown", null, List.of(policy("Percent", 100, 15)));
         }
     }
 
-    private static void rules(ObjectNode behavior, String direction, int window, List<ObjectNode> policies) {
+    /** A direction's rules with Kubernetes' defaults filled in; a scale-down window left out stays out. */
+    private static void rules(ObjectNode behavior, String direction, Integer window, List<ObjectNode> policies) {
         ObjectNode r = behavior.path(direction) instanceof ObjectNode o ? o : behavior.putObject(direction);
-        if (!r.hasNonNull("stabilizationWindowSeconds")) {
+        if (!r.hasNonNull("stabilizationWindowSeconds") && window != null) {
             r.put("stabilizationWindowSeconds", window);
         }
         if (!r.hasNonNull("selectPolicy")) {
