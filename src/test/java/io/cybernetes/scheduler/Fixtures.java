@@ -90,4 +90,20 @@ public final class Fixtures {
             }
         };
     }
+
+    /** A pod that mounts one claim. */
+    public static Pod claiming(String claim) {
+        return new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").endMetadata().withNewSpec()
+                .addNewVolume().withName("v").withNewPersistentVolumeClaim().withClaimName(claim)
+                .endPersistentVolumeClaim().endVolume().endSpec().build();
+    }
+
+    /** A plugin's PreFilter, then (when that passed) its Filter on the node, as one scheduling cycle runs them. */
+    public static <P extends io.cybernetes.scheduler.framework.Plugin.PreFilter
+            & io.cybernetes.scheduler.framework.Plugin.Filter> io.cybernetes.scheduler.framework.Status preFilterAndFilter(
+            P plugin, Pod pod, io.cybernetes.scheduler.framework.NodeInfo node) {
+        io.cybernetes.scheduler.framework.CycleState state = new io.cybernetes.scheduler.framework.CycleState();
+        io.cybernetes.scheduler.framework.Status s = plugin.preFilter(state, pod, java.util.List.of(node));
+        return s.isSuccess() ? plugin.filter(state, pod, node) : s;
+    }
 }

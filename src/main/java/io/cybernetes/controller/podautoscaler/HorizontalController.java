@@ -277,24 +277,12 @@ public final class HorizontalController implements Reconciler {
         List<MetricStatus> currentMetrics = new ArrayList<>();
         int best = -1;
         String bestMetric = "";
-        String firstError = null;
-        String firstReason = null;
-        String firstDetail = null;
-        int failed = 0;
+        List<String[]> failures = new ArrayList<>(); // reason and detail of each metric that could not be read
         for (MetricSpec spec : specs) {
             boolean container = "ContainerResource".equals(spec.getType());
             if (!container && !"Resource".equals(spec.getType())) {
-                failed++;
-                String reason = "FailedGet" + spec.getType() + "Metric";
-                String detail = "unable to get metric of type " + spec.getType() + ": no custom or external metrics"
-                        + " API is served here";
-                events.warning(hpa, reason, detail);
-                if (firstError == null) {
-                    firstReason = reason;
-                    firstDetail = detail;
-                    firstError = "the HPA was unable to compute the replica count: " + detail;
-                }
-                currentMetrics.add(new MetricStatus(null, null, null, null, null, ""));
+                failures.add(failed(hpa, currentMetrics, "FailedGet" + spec.getType() + "Metric", "unable to get"
+                        + " metric of type " + spec.getType() + ": no custom or external metrics API is served here"));
                 continue;
             }
             String resource = container ? spec.getContainerResource().getName() : spec.getResource().getName();
@@ -331,32 +319,36 @@ public final class HorizontalController implements Reconciler {
                     bestMetric = metricName;
                 }
             } catch (ReplicaCalculator.MetricException e) {
-                failed++;
-                String reason = container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
-                String detail = "failed to get " + resource + (utilization ? " utilization: " : " usage: ")
-                        + e.getMessage();
-                events.warning(hpa, reason, detail);
-                if (firstError == null) {
-                    firstReason = reason;
-                    firstDetail = detail;
-                    firstError = "the HPA was unable to compute the replica count: " + detail;
-                }
-                currentMetrics.add(new MetricStatus(null, null, null, null, null, ""));
+                failures.add(failed(hpa, currentMetrics, container ? "FailedGetContainerResourceMetric"
+                        : "FailedGetResourceMetric", "failed to get " + resource
+                        + (utilization ? " utilization: " : " usage: ") + e.getMessage()));
             }
         }
         // one status a metric, in order ({"type": ""} for one that could not be read), as Kubernetes reports them
         status.setCurrentMetrics(currentMetrics.isEmpty() ? null : currentMetrics);
         // all metrics failed, or some did and the rest would scale down (they might want more): nothing
         // changes, the first failure says why, as Kubernetes' computeReplicasForMetrics decides
-        if (failed > 0 && (failed >= specs.size() || best < current)) {
-            condition(status, "ScalingActive", "False", firstReason, firstError, now);
-            events.warning(hpa, "FailedComputeMetricsReplicas", "invalid metrics (" + failed + " invalid out of "
-                    + specs.size() + "), first error is: " + firstDetail);
+        if (!failures.isEmpty() && (failures.size() >= specs.size() || best < current)) {
+            String[] first = failures.get(0);
+            condition(status, "ScalingActive", "False", first[0], "the HPA was unable to compute the replica count: "
+                    + first[1], now);
+            events.warning(hpa, "FailedComputeMetricsReplicas", "invalid metrics (" + failures.size()
+                    + " invalid out of " + specs.size() + "), first error is: " + first[1]);
             return null;
+        }
+        if (best < 0) {
+            return null; // no metric at all (the API server defaults one): nothing to go by
         }
         condition(status, "ScalingActive", "True", "ValidMetricFound",
                 "the HPA was able to successfully calculate a replica count from " + bestMetric, now);
         return new Proposal(best, bestMetric);
+    }
+
+    /** A metric that could not be read: its Event, its empty status ({@code {"type": ""}}), its reason and detail. */
+    private String[] failed(HorizontalPodAutoscaler hpa, List<MetricStatus> statuses, String reason, String detail) {
+        events.warning(hpa, reason, detail);
+        statuses.add(new MetricStatus(null, null, null, null, null, ""));
+        return new String[] {reason, detail};
     }
 
     /** The resource the reference names, by its group (any version of it) and kind. */

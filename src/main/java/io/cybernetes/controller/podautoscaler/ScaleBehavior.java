@@ -182,36 +182,34 @@ final class ScaleBehavior {
 
     /** The most replicas the scale-up policies allow now. */
     private int upLimit(int current, String key, HPAScalingRules rules, Instant now) {
-        String select = Objects.requireNonNullElse(rules.getSelectPolicy(), "Max");
-        if (select.equals("Disabled")) {
-            return current;
-        }
-        boolean min = select.equals("Min");
-        int result = min ? Integer.MAX_VALUE : Integer.MIN_VALUE;
-        for (HPAScalingPolicy p : Objects.requireNonNullElse(rules.getPolicies(), List.<HPAScalingPolicy>of())) {
-            int start = current - changes(scaleUps, key, p.getPeriodSeconds(), now)
-                    + changes(scaleDowns, key, p.getPeriodSeconds(), now);
-            int proposed = "Pods".equals(p.getType()) ? start + p.getValue()
-                    : (int) Math.ceil(start * (1 + p.getValue() / 100.0));
-            result = min ? Math.min(result, proposed) : Math.max(result, proposed);
-        }
-        return result;
+        return limit(current, key, rules, now, true);
     }
 
     /** The fewest replicas the scale-down policies allow now. */
     private int downLimit(int current, String key, HPAScalingRules rules, Instant now) {
+        return limit(current, key, rules, now, false);
+    }
+
+    /**
+     * What a direction's policies allow from the replicas at the start of each policy's period
+     * (now less what changed in it): the most change of them ({@code Max}) or the least
+     * ({@code Min}); none when Disabled.
+     */
+    private int limit(int current, String key, HPAScalingRules rules, Instant now, boolean up) {
         String select = Objects.requireNonNullElse(rules.getSelectPolicy(), "Max");
         if (select.equals("Disabled")) {
             return current;
         }
-        boolean min = select.equals("Min");
-        int result = min ? Integer.MIN_VALUE : Integer.MAX_VALUE;
+        boolean mostChange = !select.equals("Min");
+        // scaling up, the most change is the highest count; scaling down, the lowest
+        boolean highest = mostChange == up;
+        int result = highest ? Integer.MIN_VALUE : Integer.MAX_VALUE;
         for (HPAScalingPolicy p : Objects.requireNonNullElse(rules.getPolicies(), List.<HPAScalingPolicy>of())) {
             int start = current - changes(scaleUps, key, p.getPeriodSeconds(), now)
                     + changes(scaleDowns, key, p.getPeriodSeconds(), now);
-            int proposed = "Pods".equals(p.getType()) ? start - p.getValue()
-                    : (int) (start * (1 - p.getValue() / 100.0));
-            result = min ? Math.max(result, proposed) : Math.min(result, proposed);
+            int proposed = "Pods".equals(p.getType()) ? (up ? start + p.getValue() : start - p.getValue())
+                    : up ? (int) Math.ceil(start * (1 + p.getValue() / 100.0)) : (int) (start * (1 - p.getValue() / 100.0));
+            result = highest ? Math.max(result, proposed) : Math.min(result, proposed);
         }
         return result;
     }

@@ -1,22 +1,17 @@
 package io.cybernetes.scheduler.volumebinding;
 
-import io.cybernetes.scheduler.framework.ClusterVolumes;
-import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
-import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import static io.cybernetes.scheduler.Fixtures.node;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,17 +53,10 @@ class VolumeBindingTest {
         "a missing claim is said by name                 | nope    | n1 | persistentvolumeclaim \"nope\" not found",
         "a claim being deleted holds no pod              | going   | n1 | persistentvolumeclaim \"going\" is being deleted"})
     void aPodIsPlacedByItsClaims(String why, String claim, String nodeName, String reason) {
-        Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").endMetadata().withNewSpec()
-                .addNewVolume().withName("v").withNewPersistentVolumeClaim().withClaimName(claim)
-                .endPersistentVolumeClaim().endVolume().endSpec().build();
-        VolumeBinding p = plugin();
-        CycleState state = new CycleState();
+        Pod pod = io.cybernetes.scheduler.Fixtures.claiming(claim);
         NodeInfo node = NodeInfo.of(node(nodeName, "4", "8Gi", 110).editMetadata()
                 .addToLabels("kubernetes.io/hostname", nodeName).endMetadata().build(), List.of());
-        Status s = p.preFilter(state, pod, List.of(node));
-        if (s.isSuccess()) {
-            s = p.filter(state, pod, node);
-        }
+        Status s = io.cybernetes.scheduler.Fixtures.preFilterAndFilter(plugin(), pod, node);
         if (reason == null) {
             assertThat(s.isSuccess()).as(why).isTrue();
         } else {

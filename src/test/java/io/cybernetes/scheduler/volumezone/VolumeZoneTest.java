@@ -1,7 +1,6 @@
 package io.cybernetes.scheduler.volumezone;
 
 import io.cybernetes.scheduler.Fixtures;
-import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -9,7 +8,6 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -52,9 +50,7 @@ class VolumeZoneTest {
         "an unbound claim is VolumeBinding's to judge           | unbound | zone-b | ",
         "a node without zone labels takes any volume            | in-a    |        | "})
     void volumesKeepTheirPodsInTheirZones(String why, String claim, String zone, String reason) {
-        Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").endMetadata().withNewSpec()
-                .addNewVolume().withName("v").withNewPersistentVolumeClaim().withClaimName(claim)
-                .endPersistentVolumeClaim().endVolume().endSpec().build();
+        Pod pod = io.cybernetes.scheduler.Fixtures.claiming(claim);
         VolumeZone p = new VolumeZone();
         p.handle(Fixtures.volumes(CLAIMS, VOLUMES));
         var builder = node("n1", "4", "8Gi", 110);
@@ -62,11 +58,7 @@ class VolumeZoneTest {
             builder.editMetadata().addToLabels("topology.kubernetes.io/zone", zone).endMetadata();
         }
         NodeInfo node = NodeInfo.of(builder.build(), List.of());
-        CycleState state = new CycleState();
-        Status s = p.preFilter(state, pod, List.of(node));
-        if (s.isSuccess()) {
-            s = p.filter(state, pod, node);
-        }
+        Status s = io.cybernetes.scheduler.Fixtures.preFilterAndFilter(p, pod, node);
         if (reason == null) {
             assertThat(s.isSuccess()).as(why).isTrue();
         } else {

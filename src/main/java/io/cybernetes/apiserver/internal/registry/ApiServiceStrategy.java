@@ -17,20 +17,10 @@ import java.util.List;
  * service) has neither. The service port defaults to 443; status is the availability
  * controller's.
  */
-public final class ApiServiceStrategy implements KindStrategy {
+public final class ApiServiceStrategy extends DefaultingStrategy {
 
     @Override
-    public void prepareForCreate(ObjectNode obj) {
-        obj.remove("status");
-        defaults(obj);
-    }
-
-    @Override
-    public void prepareForUpdate(ObjectNode obj, ObjectNode old) {
-        defaults(obj);
-    }
-
-    private static void defaults(ObjectNode obj) {
+    void setDefaults(ObjectNode obj) {
         if (obj.path("spec").path("service") instanceof ObjectNode svc && !svc.hasNonNull("port")) {
             svc.put("port", 443);
         }
