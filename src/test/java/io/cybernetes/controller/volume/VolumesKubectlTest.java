@@ -178,4 +178,22 @@ class VolumesKubectlTest extends SimulatedClusterSupport {
         JsonNode pv = get("/api/v1/persistentvolumes/" + bound.path("spec").path("volumeName").asString()).json();
         assertThat(pv.path("spec").path("nodeAffinity").toString()).contains("kubernetes.io/hostname", node);
     }
+
+    @Test
+    void aClaimMadeWhileNoClassWasDefaultGetsTheDefaultOnceThereIsOne() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        String standard = "/apis/storage.k8s.io/v1/storageclasses/standard";
+        String merge = "application/merge-patch+json";
+        assertThat(patch(standard, merge, "{\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/"
+                + "is-default-class\":\"false\"}}}").code()).isEqualTo(200);
+        try {
+            assertThat(claim("late", null, "1Gi").code()).isEqualTo(201);
+            assertThat(get(PVCS + "/late").json().path("spec").has("storageClassName")).isFalse();
+        } finally {
+            assertThat(patch(standard, merge, "{\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/"
+                    + "is-default-class\":\"true\"}}}").code()).isEqualTo(200);
+        }
+        JsonNode bound = awaitBound("late");
+        assertThat(bound.path("spec").path("storageClassName").asString()).isEqualTo("standard");
+    }
 }
