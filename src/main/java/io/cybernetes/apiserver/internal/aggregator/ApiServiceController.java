@@ -69,11 +69,7 @@ class ApiServiceController implements SmartLifecycle {
     /** The clients made for each APIService, by its name, resourceVersion and address (remade when they change). */
     private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.ExecutorService checkers = Executors.newFixedThreadPool(4, r -> {
-        Thread t = new Thread(r, "apiservice-check");
-        t.setDaemon(true);
-        return t;
-    });
+    private java.util.concurrent.ExecutorService checkers;
     private ScheduledExecutorService loop;
     private volatile boolean running;
     private volatile boolean warned;
@@ -114,15 +110,19 @@ class ApiServiceController implements SmartLifecycle {
                     remote.add(api.path("spec").path("group").asString("") + "/"
                             + api.path("spec").path("version").asString(""));
                     if (inFlight.add(name)) { // a check still under way from the last round is not doubled
-                        checks.add(checkers.submit(() -> {
-                            try {
-                                remote(api);
-                            } catch (RuntimeException e) {
-                                log.debug("APIService {}: the check failed: {}", name, e.toString());
-                            } finally {
-                                inFlight.remove(name);
-                            }
-                        }));
+                        try {
+                            checks.add(checkers.submit(() -> {
+                                try {
+                                    remote(api);
+                                } catch (RuntimeException e) {
+                                    log.debug("APIService {}: the check failed: {}", name, e.toString());
+                                } finally {
+                                    inFlight.remove(name);
+                                }
+                            }));
+                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                            inFlight.remove(name); // stopping
+                        }
                     }
                 } else if (local.contains(name) || !"true".equals(api.path("metadata").path("labels")
                         .path(AUTOMANAGED).asString(""))) {
@@ -364,6 +364,13 @@ class ApiServiceController implements SmartLifecycle {
             return;
         }
         running = true;
+        // made at every start: a stopped context that starts again (a test's restart) gets fresh threads
+        checkers = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "apiservice-check");
+            t.setDaemon(true);
+            return t;
+        });
+        inFlight.clear();
         loop = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "apiservices");
             t.setDaemon(true);
@@ -383,8 +390,8 @@ class ApiServiceController implements SmartLifecycle {
         running = false;
         if (loop != null) {
             loop.shutdownNow();
+            checkers.shutdownNow();
         }
-        checkers.shutdownNow();
     }
 
     @Override
