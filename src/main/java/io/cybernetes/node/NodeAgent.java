@@ -106,6 +106,9 @@ public final class NodeAgent {
     private final ContainerLogs logs;
     private final EphemeralRuns ephemerals = new EphemeralRuns();
     private final ResourceUsage usage = new ResourceUsage();
+    private final PodVolumes volumes;
+    /** How soon a pod whose volumes cannot be mounted is looked at again. */
+    static final Duration MOUNT_RETRY = Duration.ofSeconds(1);
     private volatile int kubeletPort;
 
     public NodeAgent(ApiClient client, Config config, Clock clock) {
@@ -113,6 +116,7 @@ public final class NodeAgent {
         this.config = config;
         this.clock = clock;
         this.logs = new ContainerLogs(config.name(), clock, DEFAULT_LOG_INTERVAL, LOG_LINES_KEPT);
+        this.volumes = new PodVolumes(client);
     }
 
     public String name() {
@@ -417,6 +421,7 @@ public final class NodeAgent {
 
     /** The pod is gone from the node: nothing is kept of it. */
     void forget(String key) {
+        volumes.forget(key);
         logs.forget(key);
         ephemerals.forget(key);
         firstSeen.remove(key);
@@ -446,6 +451,10 @@ public final class NodeAgent {
                 Duration wait = Duration.between(now, seen.plus(config.startupDelay()));
                 if (wait.compareTo(Duration.ZERO) > 0) {
                     return wait;
+                }
+                String unmounted = volumes.unmounted(pod);
+                if (unmounted != null) {
+                    return MOUNT_RETRY; // its containers wait for their volumes, as a kubelet's do
                 }
                 writeStatus(pod, "Running", now);
                 return runTime(pod);

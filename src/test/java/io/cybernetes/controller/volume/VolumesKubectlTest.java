@@ -196,4 +196,27 @@ class VolumesKubectlTest extends SimulatedClusterSupport {
         JsonNode bound = awaitBound("late");
         assertThat(bound.path("spec").path("storageClassName").asString()).isEqualTo("standard");
     }
+
+    @Test
+    void aPodOnANodeStartsOnlyOnceItsClaimIsBoundAndIsToldWhyItWaits() {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        // placed by hand, past the scheduler: the node agent is what waits for the volume
+        assertThat(post("/api/v1/namespaces/" + NS + "/pods", """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"mounter"},"spec":{"nodeName":"node-1",
+                 "containers":[{"name":"c","image":"busybox"}],
+                 "volumes":[{"name":"data","persistentVolumeClaim":{"claimName":"arrives-later"}}]}}""").code())
+                .isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode events = get("/api/v1/namespaces/" + NS + "/events?fieldSelector=involvedObject.name%3Dmounter")
+                    .json();
+            assertThat(events.toString()).contains("FailedMount").contains("Unable to attach or mount volumes:"
+                    + " unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: error"
+                    + " processing PVC " + NS + "/arrives-later: failed to fetch PVC from API server:"
+                    + " persistentvolumeclaims \\\"arrives-later\\\" not found");
+        });
+        assertThat(get("/api/v1/namespaces/" + NS + "/pods/mounter").text("status.phase")).isEqualTo("Pending");
+        assertThat(claim("arrives-later", null, "1Gi").code()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get("/api/v1/namespaces/" + NS
+                + "/pods/mounter").text("status.phase")).isEqualTo("Running"));
+    }
 }
