@@ -269,7 +269,7 @@ public final class HorizontalController implements Reconciler {
             return null;
         }
         String namespace = hpa.getMetadata().getNamespace();
-        List<Pod> selected = pods.list().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace()))
+        List<Pod> selected = pods.byIndex(io.cybernetes.client.Indexer.NAMESPACE_INDEX, namespace).stream()
                 .filter(p -> labels.matches(Objects.requireNonNullElse(p.getMetadata().getLabels(), Map.of())))
                 .toList();
         List<ReplicaCalculator.Sample> samples = null;

@@ -78,16 +78,16 @@ class MetricsApi implements ComputedView {
         ResourceType of = type.namespaced() ? pods : nodes;
         FieldSelector fields = FieldSelector.parse(fieldSelector, of);
         List<ObjectNode> out = new ArrayList<>();
-        for (StoredObject o : stored(of, namespace)) {
-            if (labels.matches(ResourceLister.labels(o.value())) && fields.matches(o.value())) {
-                (type.namespaced() ? podMetrics(o.value()) : nodeMetrics(o.value())).ifPresent(out::add);
-            }
+        // the cache keeps back what the selectors leave out, rather than copying it out first
+        for (StoredObject o : stored(of, namespace, x -> labels.matches(ResourceLister.labels(x)) && fields.matches(x))) {
+            (type.namespaced() ? podMetrics(o.value()) : nodeMetrics(o.value())).ifPresent(out::add);
         }
         return out;
     }
 
-    private List<StoredObject> stored(ResourceType type, String namespace) {
-        return store.list(new ListRequest(type.keyPrefix(namespace), ListRequest.Match.ANY, 0, x -> true, null, 0))
+    private List<StoredObject> stored(ResourceType type, String namespace,
+                                      java.util.function.Predicate<ObjectNode> filter) {
+        return store.list(new ListRequest(type.keyPrefix(namespace), ListRequest.Match.ANY, 0, filter, null, 0))
                 .items();
     }
 
