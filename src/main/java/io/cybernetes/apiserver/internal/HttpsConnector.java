@@ -4,6 +4,7 @@ import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.auth.ClusterPki;
 import org.apache.catalina.connector.Connector;
 import org.apache.coyote.http11.AbstractHttp11Protocol;
+import org.apache.coyote.http2.Http2Protocol;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.springframework.beans.factory.annotation.Value;
@@ -15,8 +16,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Adds the HTTPS port kubectl talks to, next to the plain HTTP port: the serving
- * certificate from the cluster PKI, and client certificates requested but optional (token
- * clients need none) and verified against the cluster CA by the x509 authenticator.
+ * certificate from the cluster PKI, client certificates requested but optional (token
+ * clients need none) and verified against the cluster CA by the x509 authenticator, and
+ * HTTP/2 offered next to HTTP/1.1.
  */
 @Component
 class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
@@ -79,8 +81,27 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         cert.setCertificateKeyPassword("");
         ssl.addCertificate(cert);
         https.addSslHostConfig(ssl);
+        https.addUpgradeProtocol(http2());
         factory.addAdditionalConnectors(https);
     }
+
+    /**
+     * HTTP/2 on the HTTPS port (ALPN {@code h2}, HTTP/1.1 still offered), as kube-apiserver
+     * serves it: kubectl and client-go multiplex their requests and watches over one
+     * connection. A connection carries as many streams at once as Go's server allows (250,
+     * kube-apiserver's default), each running at once (a watch holds its stream for its
+     * whole life); headers are limited as on HTTP/1.1 (Tomcat takes the limit from there).
+     */
+    private Http2Protocol http2() {
+        Http2Protocol h2 = new Http2Protocol();
+        h2.setMaxConcurrentStreams(HTTP2_STREAMS);
+        h2.setMaxConcurrentStreamExecution(HTTP2_STREAMS);
+        h2.setMaxHeaderCount(-1);
+        return h2;
+    }
+
+    /** Streams at once on one HTTP/2 connection (Go's http2 server default, which kube-apiserver keeps). */
+    static final int HTTP2_STREAMS = 250;
 
     /** The port the HTTPS connector listens on (useful when configured as 0). */
     static int httpsPort(WebServer server) {

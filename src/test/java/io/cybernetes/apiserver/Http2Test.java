@@ -1,0 +1,90 @@
+package io.cybernetes.apiserver;
+
+import org.junit.jupiter.api.Test;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTPS port speaks HTTP/2 (ALPN h2) as kube-apiserver does, HTTP/1.1 still offered: a
+ * watch and writes share one HTTP/2 connection, the watch seeing the writes.
+ */
+class Http2Test extends ApiTestSupport {
+
+    private HttpClient client(HttpClient.Version version) throws Exception {
+        Path ca = endpoints.adminKubeconfig().getParent().resolve("pki/ca.crt");
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, tmf.getTrustManagers(), null);
+        return HttpClient.newBuilder().version(version).sslContext(tls).connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + endpoints.httpsPort() + path))
+                .header("Authorization", "Bearer " + token()).timeout(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void http2IsSpokenAndHttp11StillOffered() throws Exception {
+        HttpResponse<String> h2 = client(HttpClient.Version.HTTP_2).send(request("/api/v1/namespaces").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(h2.statusCode()).isEqualTo(200);
+        assertThat(h2.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        HttpResponse<String> h1 = client(HttpClient.Version.HTTP_1_1).send(request("/api/v1/namespaces").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(h1.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+        HttpResponse<String> missing = client(HttpClient.Version.HTTP_2).send(request("/api/v1/namespaces/nope-h2")
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.body()).contains("\"reason\":\"NotFound\"");
+    }
+
+    @Test
+    void aWatchAndWritesShareOneConnection() throws Exception {
+        String ns = "h2-watch";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        HttpClient h2 = client(HttpClient.Version.HTTP_2);
+        HttpResponse<InputStream> watch = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
+                .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(watch.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        CompletableFuture<String> seen = CompletableFuture.supplyAsync(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8))) {
+                return r.readLine();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> created = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-" + i + "\"}}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).isEqualTo(201);
+            assertThat(created.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        }
+        assertThat(seen.get(20, TimeUnit.SECONDS)).contains("\"type\":\"ADDED\"").contains("\"name\":\"cm-0\"");
+    }
+}
