@@ -4,6 +4,7 @@ import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.admission.MutatingAdmissionPlugin;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.StorageClasses;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -15,7 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class DefaultStorageClass implements MutatingAdmissionPlugin {
 
     public static final String NAME = "DefaultStorageClass";
-    public static final String DEFAULT_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
+    public static final String DEFAULT_ANNOTATION = StorageClasses.DEFAULT_ANNOTATION;
 
     private final ClusterReader cluster;
 
@@ -39,21 +40,7 @@ public final class DefaultStorageClass implements MutatingAdmissionPlugin {
         if (spec.hasNonNull("storageClassName")) {
             return;
         }
-        ObjectNode chosen = null;
-        for (ObjectNode c : cluster.list("storage.k8s.io", "storageclasses", "")) {
-            if (!"true".equals(c.path("metadata").path("annotations").path(DEFAULT_ANNOTATION).asString(""))) {
-                continue;
-            }
-            String created = c.path("metadata").path("creationTimestamp").asString("");
-            String best = chosen == null ? null : chosen.path("metadata").path("creationTimestamp").asString("");
-            if (chosen == null || created.compareTo(best) > 0 || (created.equals(best)
-                    && c.path("metadata").path("name").asString("").compareTo(
-                    chosen.path("metadata").path("name").asString("")) < 0)) {
-                chosen = c;
-            }
-        }
-        if (chosen != null) {
-            spec.put("storageClassName", chosen.path("metadata").path("name").asString());
-        }
+        StorageClasses.defaultOf(cluster.list("storage.k8s.io", "storageclasses", ""))
+                .ifPresent(name -> spec.put("storageClassName", name));
     }
 }

@@ -107,7 +107,7 @@ class Bootstrap implements ApiServerEndpoints, SmartLifecycle {
         ResourceType classes = registry.byPath("storage.k8s.io", "v1", "storageclasses").orElseThrow();
         ObjectNode obj = Json.object();
         ObjectNode meta = obj.putObject("metadata").put("name", DEFAULT_CLASS);
-        meta.putObject("annotations").put("storageclass.kubernetes.io/is-default-class", "true");
+        meta.putObject("annotations").put(io.cybernetes.api.StorageClasses.DEFAULT_ANNOTATION, "true");
         obj.put("provisioner", SIMULATED_PROVISIONER).put("reclaimPolicy", "Delete")
                 .put("volumeBindingMode", "Immediate").put("allowVolumeExpansion", true);
         try {

@@ -54,7 +54,6 @@ public final class PersistentVolumeController implements Reconciler {
     static final String STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner";
     static final String BIND_COMPLETED = "pv.kubernetes.io/bind-completed";
     static final String BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller";
-    static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
     private static final String CLAIM = "claim/";
     private static final String VOLUME = "volume/";
 
@@ -118,10 +117,11 @@ public final class PersistentVolumeController implements Reconciler {
         if (claim.getSpec().getStorageClassName() == null) {
             // made while no class was default: it gets the default class once there is one (Kubernetes'
             // retroactive default StorageClass assignment); "" asks for none and keeps it
-            StorageClass fallback = defaultClass();
+            String fallback = io.cybernetes.api.StorageClasses.defaultOf(classes.list().stream().map(Json::toTree)
+                    .toList()).orElse(null);
             if (fallback != null) {
                 PersistentVolumeClaim assigned = Json.convert(Json.toTree(claim), PersistentVolumeClaim.class);
-                assigned.getSpec().setStorageClassName(fallback.getMetadata().getName());
+                assigned.getSpec().setStorageClassName(fallback);
                 client.update(assigned);
                 return; // the update comes back as an event and is reconciled then
             }
@@ -157,16 +157,6 @@ public final class PersistentVolumeController implements Reconciler {
             return;
         }
         provision(claim, sc, node);
-    }
-
-    /** The default class, as DefaultStorageClass picks it: the newest marked default (by name when as new). */
-    private StorageClass defaultClass() {
-        return classes.list().stream().filter(c -> c.getMetadata().getAnnotations() != null
-                        && "true".equals(c.getMetadata().getAnnotations().get(DEFAULT_CLASS_ANNOTATION)))
-                .max(Comparator.comparing((StorageClass c) -> Objects.requireNonNullElse(
-                        c.getMetadata().getCreationTimestamp(), "")).thenComparing(c -> c.getMetadata().getName(),
-                        Comparator.reverseOrder()))
-                .orElse(null);
     }
 
     /**

@@ -63,7 +63,7 @@ class ApiServiceController implements SmartLifecycle {
     private final ResourceType configMaps;
     private final ServiceResolver resolver;
     private final BackendTls tls;
-    private final ClusterPki pki;
+    private final String caPem;
     private final Backends backends;
     private final Set<String> builtIn;
     /** The clients made for each APIService, by its name, resourceVersion and address (remade when they change). */
@@ -81,7 +81,7 @@ class ApiServiceController implements SmartLifecycle {
         this.configMaps = registry.byPath("", "v1", "configmaps").orElseThrow();
         this.resolver = new ServiceResolver(service.store(), registry);
         this.tls = new BackendTls(pki);
-        this.pki = pki;
+        this.caPem = X509Certificates.pem(pki.caCertificate());
         this.backends = backends;
         Set<String> gvs = new HashSet<>();
         ResourceRegistry.builtIn().groupVersions().forEach(gv -> gvs.add(name(gv)));
@@ -324,7 +324,7 @@ class ApiServiceController implements SmartLifecycle {
      * signs its client certificate, named {@value BackendTls#PROXY_CLIENT}).
      */
     private void authenticationConfig() {
-        String ca = X509Certificates.pem(pki.caCertificate());
+        String ca = caPem;
         ObjectNode data = Json.object();
         data.put("client-ca-file", ca);
         data.put("requestheader-client-ca-file", ca);

@@ -14,7 +14,7 @@ import static io.cybernetes.apiserver.internal.registry.TableColumn.text;
 /** The Table columns of claims, volumes and storage classes, as kube-apiserver prints them. */
 final class StorageColumns {
 
-    static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
+    static final String DEFAULT_CLASS = io.cybernetes.api.StorageClasses.DEFAULT_ANNOTATION;
 
     private StorageColumns() {
     }
