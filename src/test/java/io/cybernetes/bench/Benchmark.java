@@ -2,6 +2,7 @@ package io.cybernetes.bench;
 
 import io.cybernetes.CybernetesApplication;
 import io.cybernetes.api.Json;
+import io.cybernetes.bench.Load.Result;
 import io.cybernetes.apiserver.ApiServerEndpoints;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
@@ -34,11 +35,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -110,7 +109,7 @@ public final class Benchmark {
                 "--logging.level.root=WARN", "--spring.main.banner-mode=off",
                 // the controller benchmark binds and runs pods with its own stand-in kubelet; the
                 // scheduler benchmark has the scheduler alone (as scheduler_perf), its nodes no kubelets
-                "--cybernetes.scheduler.enabled=" + List.of("scheduler", "stateful")
+                "--cybernetes.scheduler.enabled=" + List.of("scheduler", "stateful", "growth")
                         .contains(System.getProperty("bench.only")),
                 "--cybernetes.controllers.enabled=" + !"scheduler".equals(System.getProperty("bench.only")),
                 "--cybernetes.nodes.count=" + ("streams".equals(System.getProperty("bench.only")) ? 1 : 0)));
@@ -139,6 +138,24 @@ public final class Benchmark {
         } else {
             props.add("--spring.datasource.url=jdbc:h2:retry:" + data.resolve("db") + ";WRITE_DELAY=0");
         }
+        if ("growth".equals(System.getProperty("bench.only"))) {
+            // nodes without kubelets stay Ready only when nobody watches their leases; compaction when the phase says
+            props.addAll(List.of("--cybernetes.controllers.controllers=*,-node-lifecycle",
+                    "--cybernetes.store.compaction-window=1s", "--cybernetes.store.compaction-interval=1h"));
+            new GrowthBenchmark(props, data, BENCH_TOKEN).run();
+        } else {
+            runPhase(props, db);
+        }
+        // a run leaves gigabytes of database behind: gone unless asked to keep it
+        if (!Boolean.getBoolean("bench.keep")) {
+            try (var files = Files.walk(data)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        System.exit(0);
+    }
+
+    private static void runPhase(List<String> props, String db) throws Exception {
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(CybernetesApplication.class)
                 .run(props.toArray(String[]::new))) {
             Path pki = ctx.getBean(ApiServerEndpoints.class).adminKubeconfig().getParent().resolve("pki");
@@ -155,19 +172,14 @@ public final class Benchmark {
                 new StreamsBenchmark(ctx, adminToken, pki).run();
             } else if ("stateful".equals(System.getProperty("bench.only"))) {
                 new StatefulBenchmark(ctx, adminToken, pki).run();
+            } else if ("http2".equals(System.getProperty("bench.only"))) {
+                new ProtocolBenchmark(ctx, adminToken, pki).run();
             } else if ("workloads".equals(System.getProperty("bench.only"))) {
                 new WorkloadsBenchmark(ctx, adminToken).run();
             } else {
                 new Benchmark(ctx).run(db);
             }
         }
-        // a run leaves gigabytes of database behind: gone unless asked to keep it
-        if (!Boolean.getBoolean("bench.keep")) {
-            try (var files = Files.walk(data)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-        System.exit(0);
     }
 
     private static void recreatePostgres(String url) throws Exception {
@@ -205,6 +217,10 @@ public final class Benchmark {
             applyVersusUpdate();
             return;
         }
+        if ("etcd".equals(System.getProperty("bench.only"))) {
+            etcdSideBySide(db);
+            return;
+        }
         if ("api".equals(System.getProperty("bench.only"))) {
             load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
             load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
@@ -225,10 +241,62 @@ public final class Benchmark {
         storeAlone.print("store create (group commit), no HTTP");
         api.print("API create over HTTPS (1 KiB ConfigMap)");
         System.out.printf(Locale.ROOT, "%nstore / raw insert = %.2f; API / raw insert = %.2f%n",
-                storeAlone.rate / raw.rate, api.rate / raw.rate);
+                storeAlone.rate() / raw.rate(), api.rate() / raw.rate());
 
         watchLatency();
         listPods();
+    }
+
+    // ---- etcd side by side
+
+    /**
+     * etcd (one member, then three) driven as kube-apiserver drives it, next to raw JDBC
+     * inserts, the store alone and API creates, the same 16 clients and 1 KiB values in one
+     * run; then watch delivery for the same load from etcd's watch and from ours.
+     */
+    private void etcdSideBySide(String db) throws Exception {
+        if (!EtcdBaseline.installed()) {
+            throw new IllegalStateException("etcd is not installed (apt-get install etcd-server)");
+        }
+        Path dir = Files.createTempDirectory("bench-etcd");
+        String value = Json.write(configMap("etcd"));
+        Result raw = rawInserts(false);
+        Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
+        load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+        Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
+        Result[] etcd = new Result[2];
+        WatchDelivery.Result etcdWatch;
+        int watchers = Integer.getInteger("bench.watchers", 500);
+        int rate = Integer.getInteger("bench.rate", 200);
+        try (EtcdBaseline one = EtcdBaseline.start(1, dir.resolve("one"))) {
+            load("etcd warm-up", Duration.ofSeconds(3), i -> one.create("/registry/configmaps/warm/" + i, value));
+            etcd[0] = load("etcd", i -> one.create("/registry/configmaps/bench/" + i, value));
+            String payload = PAYLOAD.substring(0, 900);
+            etcdWatch = WatchDelivery.run(watchers, rate, (int) RUN.toSeconds(),
+                    n -> one.watch("/registry/configmaps/watch/", n), WatchDelivery.base64Values(),
+                    (n, sent) -> one.create("/registry/configmaps/watch/" + n, "{\"data\":{\"sent\":\"" + sent
+                            + "\",\"payload\":\"" + payload + "\"}}"), true);
+        }
+        try (EtcdBaseline three = EtcdBaseline.start(3, dir.resolve("three"))) {
+            load("etcd warm-up", Duration.ofSeconds(3), i -> three.create("/registry/configmaps/warm/" + i, value));
+            etcd[1] = load("etcd", i -> three.create("/registry/configmaps/bench/" + i, value));
+        }
+        WatchDelivery.Result ours = watchLatency();
+        etcdWatch.print("etcd watch delivery (its HTTP gateway, one member)", watchers, rate, (int) RUN.toSeconds());
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%d clients, 1 KiB values, %ds per run, %s%n%n", CLIENTS, RUN.toSeconds(), db);
+        System.out.println("| what | ops/s | p50 ms | p99 ms |");
+        System.out.println("|---|---:|---:|---:|");
+        raw.print("raw JDBC insert, one transaction each");
+        storeAlone.print("store create (group commit), no HTTP");
+        api.print("API create over HTTPS (1 KiB ConfigMap)");
+        etcd[0].print("etcd, one member: create transaction (mod revision = 0, put)");
+        etcd[1].print("etcd, three members: create transaction");
+        System.out.printf(Locale.ROOT, "%nstore / etcd one member = %.2f, three members = %.2f; store / raw insert = %.2f;"
+                + " API / etcd one member = %.2f%n", storeAlone.rate() / etcd[0].rate(), storeAlone.rate() / etcd[1].rate(),
+                storeAlone.rate() / raw.rate(), api.rate() / etcd[0].rate());
+        System.out.printf(Locale.ROOT, "watch delivery p99: ours %.2f ms, etcd's %.2f ms (ours / etcd's = %.2f)%n",
+                ours.p99(), etcdWatch.p99(), ours.p99() / etcdWatch.p99());
     }
 
     // ---- custom resources
@@ -293,7 +361,7 @@ public final class Benchmark {
         System.out.println("|---|---:|---:|---:|");
         configMaps.print("API create over HTTPS (1 KiB ConfigMap)");
         crs.print("API create over HTTPS (1 KiB custom resource, 10 fields, 1 CEL rule)");
-        System.out.printf(Locale.ROOT, "%ncustom resource / ConfigMap rate = %.2f%n", crs.rate / configMaps.rate);
+        System.out.printf(Locale.ROOT, "%ncustom resource / ConfigMap rate = %.2f%n", crs.rate() / configMaps.rate());
         System.out.printf(Locale.ROOT, "CRD created to first instance served: %.0f ms%n", servedMs);
     }
 
@@ -349,7 +417,7 @@ public final class Benchmark {
         dUpdate.print("Deployment created by update (POST)");
         dApply.print("Deployment created by server-side apply");
         System.out.printf(Locale.ROOT, "%napply / update rate: ConfigMaps %.2f, Deployments %.2f%n",
-                cmApply.rate / cmUpdate.rate, dApply.rate / dUpdate.rate);
+                cmApply.rate() / cmUpdate.rate(), dApply.rate() / dUpdate.rate());
         // as created, before any controller writes to them
         printManagedBytes("ConfigMap by update", http("POST", cms + "?fieldManager=bench",
                 Json.write(configMap("bytes-u"))).body());
@@ -420,64 +488,16 @@ public final class Benchmark {
     }
 
     /** A fixed number of operations shared among the clients, timed. */
-    private Result loadCount(String name, int n, Op op) throws Exception {
-        return measure(i -> i <= n, op);
+    private Result loadCount(String name, int n, Load.Op op) throws Exception {
+        return Load.counted(CLIENTS, n, op);
     }
 
-    // ---- load generation
-
-    interface Op {
-        void run(long i) throws Exception;
-    }
-
-    record Result(double rate, double p50, double p99, long count) {
-        void print(String what) {
-            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f |%n", what, rate, p50, p99);
-        }
-    }
-
-    private Result load(String name, Op op) throws Exception {
+    private Result load(String name, Load.Op op) throws Exception {
         return load(name, RUN, op);
     }
 
-    private Result load(String name, Duration duration, Op op) throws Exception {
-        long end = System.nanoTime() + duration.toNanos();
-        return measure(i -> System.nanoTime() < end, op);
-    }
-
-    /** The clients run operations numbered 1, 2, ... while {@code more} says so; rate and latencies. */
-    private Result measure(java.util.function.LongPredicate more, Op op) throws Exception {
-        AtomicLong seq = new AtomicLong();
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        long start = System.nanoTime();
-        List<Future<long[]>> futures = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            futures.add(pool.submit(() -> {
-                long[] lat = new long[1 << 16];
-                int n = 0;
-                for (long i = seq.incrementAndGet(); more.test(i); i = seq.incrementAndGet()) {
-                    long t0 = System.nanoTime();
-                    op.run(i);
-                    if (n == lat.length) {
-                        lat = Arrays.copyOf(lat, n * 2);
-                    }
-                    lat[n++] = System.nanoTime() - t0;
-                }
-                return Arrays.copyOf(lat, n);
-            }));
-        }
-        List<long[]> all = new ArrayList<>();
-        for (Future<long[]> f : futures) {
-            all.add(f.get());
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        pool.shutdown();
-        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        return new Result(merged.length / seconds, pct(merged, 0.50) / 1e6, pct(merged, 0.99) / 1e6, merged.length);
-    }
-
-    private static long pct(long[] sorted, double p) {
-        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))];
+    private Result load(String name, Duration duration, Load.Op op) throws Exception {
+        return Load.timed(CLIENTS, duration, op);
     }
 
     private Result rawInserts(boolean counter) throws Exception {
@@ -648,149 +668,36 @@ public final class Benchmark {
             }
         });
         System.out.printf(Locale.ROOT, "authorization decisions (Node + RBAC chain, in process): %,.0f/s,"
-                + " p50 %.1f µs, p99 %.1f µs%n", r.rate, r.p50 * 1000, r.p99 * 1000);
-        System.out.printf(Locale.ROOT, "allowed %.1f %% of %,d decisions%n", 100.0 * allowed.get() / r.count, r.count);
+                + " p50 %.1f µs, p99 %.1f µs%n", r.rate(), r.p50() * 1000, r.p99() * 1000);
+        System.out.printf(Locale.ROOT, "allowed %.1f %% of %,d decisions%n", 100.0 * allowed.get() / r.count(), r.count());
     }
 
     // ---- watch delivery
 
-    private void watchLatency() throws Exception {
+    private WatchDelivery.Result watchLatency() throws Exception {
         int watchers = Integer.getInteger("bench.watchers", 500);
         int rate = Integer.getInteger("bench.rate", 200);
         int seconds = (int) RUN.toSeconds();
-        int total = rate * seconds;
         String rv = Json.MAPPER.readTree(http("GET", "/api/v1/namespaces/bench-watch/configmaps", null).body())
                 .at("/metadata/resourceVersion").asString();
-        long[][] latencies = new long[watchers][total];
-        int[] counts = new int[watchers];
-        CountDownLatch done = new CountDownLatch(watchers);
-        List<InputStream> streams = new ArrayList<>();
-        // One blocking TLS socket and thread per watcher, as kubectl and client-go hold them; the
-        // JDK HttpClient would funnel all 500 streams through its single selector thread.
         String path = "/api/v1/namespaces/bench-watch/configmaps?watch=true&resourceVersion=" + rv;
-        byte[] sentinel = "\"sent\":\"".getBytes(StandardCharsets.US_ASCII);
-        for (int w = 0; w < watchers; w++) {
-            int id = w;
+        WatchDelivery.Result r = WatchDelivery.run(watchers, rate, seconds, n -> {
             java.net.Socket socket = Boolean.getBoolean("bench.plainWatch")
                     ? new java.net.Socket("127.0.0.1", httpPort)
                     : sslContext.getSocketFactory().createSocket("127.0.0.1", port);
             socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
                     + token + "\r\nAccept: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            streams.add(socket.getInputStream());
-            Thread t = new Thread(() -> {
-                try (InputStream in = new java.io.BufferedInputStream(socket.getInputStream(), 65536)) {
-                    skipHeaders(in);
-                    int matched = 0;
-                    long sent = -1;
-                    byte[] buf = new byte[65536];
-                    // The body is chunked: decode the framing so a chunk boundary never splits a number.
-                    while (counts[id] < total) {
-                        int size = chunkSize(in);
-                        if (size <= 0) {
-                            break;
-                        }
-                        int left = size;
-                        while (left > 0) {
-                            int n = in.read(buf, 0, Math.min(buf.length, left));
-                            if (n < 0) {
-                                return;
-                            }
-                            left -= n;
-                            for (int i = 0; i < n; i++) {
-                                byte b = buf[i];
-                                if (sent >= 0) {
-                                    if (b >= '0' && b <= '9') {
-                                        sent = sent * 10 + (b - '0');
-                                        continue;
-                                    }
-                                    latencies[id][counts[id]++] = System.nanoTime() - sent;
-                                    sent = -1;
-                                }
-                                if (b == sentinel[matched]) {
-                                    if (++matched == sentinel.length) {
-                                        sent = 0;
-                                        matched = 0;
-                                    }
-                                } else {
-                                    matched = b == sentinel[0] ? 1 : 0;
-                                }
-                            }
-                        }
-                        in.read();
-                        in.read();
-                    }
-                } catch (Exception e) {
-                    // the stream was closed
-                } finally {
-                    done.countDown();
-                }
-            }, "bench-watcher-" + w);
-            t.setDaemon(true);
-            t.start();
-        }
-        Thread.sleep(3000);
-        long intervalNanos = 1_000_000_000L / rate;
-        long next = System.nanoTime();
-        ExecutorService writers = Executors.newFixedThreadPool(8);
-        long[] writeLatency = new long[total];
-        for (int i = 0; i < total; i++) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(wait);
-            }
-            next += intervalNanos;
-            int n = i;
-            writers.submit(() -> {
-                ObjectNode o = Json.object();
-                o.putObject("metadata").put("name", "w" + n);
-                long t0 = System.nanoTime();
-                o.putObject("data").put("sent", Long.toString(t0));
-                create("/api/v1/namespaces/bench-watch/configmaps", o);
-                writeLatency[n] = System.nanoTime() - t0;
-                return null;
-            });
-        }
-        writers.shutdown();
-        writers.awaitTermination(60, TimeUnit.SECONDS);
-        done.await(30, TimeUnit.SECONDS);
-        long received = 0;
-        List<long[]> parts = new ArrayList<>();
-        for (int w = 0; w < watchers; w++) {
-            received += counts[w];
-            parts.add(Arrays.copyOf(latencies[w], counts[w]));
-        }
-        long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        System.out.printf(Locale.ROOT, "%nwatch delivery, %d watchers, %d objects/s for %ds: %,d of %,d events delivered,"
-                        + " p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", watchers, rate, seconds, received,
-                (long) watchers * total, pct(all, 0.5) / 1e6, pct(all, 0.9) / 1e6, pct(all, 0.99) / 1e6,
-                pct(all, 1.0) / 1e6);
-        long[] wl = writeLatency.clone();
-        Arrays.sort(wl);
-        System.out.printf(Locale.ROOT, "  (the writes themselves meanwhile: p50 %.2f ms, p99 %.2f ms)%n",
-                pct(wl, 0.5) / 1e6, pct(wl, 0.99) / 1e6);
-        for (InputStream s : streams) {
-            s.close();
-        }
-    }
-
-    private static void skipHeaders(InputStream in) throws java.io.IOException {
-        int state = 0;
-        int b;
-        while (state < 4 && (b = in.read()) >= 0) {
-            state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
-        }
-    }
-
-    private static int chunkSize(InputStream in) throws java.io.IOException {
-        StringBuilder sb = new StringBuilder();
-        int b;
-        while ((b = in.read()) >= 0 && b != '\n') {
-            if (b != '\r') {
-                sb.append((char) b);
-            }
-        }
-        return sb.isEmpty() ? -1 : Integer.parseInt(sb.toString().trim(), 16);
+            return socket.getInputStream();
+        }, WatchDelivery.sentField(), (n, sent) -> {
+            ObjectNode o = Json.object();
+            o.putObject("metadata").put("name", "w" + n + "-" + sent);
+            o.putObject("data").put("sent", Long.toString(sent));
+            create("/api/v1/namespaces/bench-watch/configmaps", o);
+        }, true);
+        System.out.println();
+        r.print("watch delivery", watchers, rate, seconds);
+        return r;
     }
 
     // ---- LIST of 10,000 pods

@@ -20,6 +20,7 @@ final class KeepAliveClient implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
     private final String token;
+    private final int port;
 
     /** The status and body of one response. */
     record Response(int status, String body) {
@@ -31,6 +32,12 @@ final class KeepAliveClient implements AutoCloseable {
         this.in = new BufferedInputStream(socket.getInputStream(), 65536);
         this.out = socket.getOutputStream();
         this.token = token;
+        this.port = port;
+    }
+
+    /** The port this client is connected to. */
+    int port() {
+        return port;
     }
 
     Response send(String method, String path, String body) throws IOException {

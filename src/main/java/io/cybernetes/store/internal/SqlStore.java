@@ -42,6 +42,8 @@ public final class SqlStore implements Store, AutoCloseable {
     private static final long CACHE_WAIT_MILLIS = 5_000;
     /** The database counts as unreachable when the tailer has not reached it for this long. */
     private static final long HEALTH_WINDOW_NANOS = 2_000_000_000L;
+    /** Revisions compacted in one transaction. */
+    private static final long COMPACTION_STEP = 2_000;
 
     private final DataSource dataSource;
     private final StoreProperties props;
@@ -487,11 +489,16 @@ public final class SqlStore implements Store, AutoCloseable {
                 ps.setLong(2, cutoff);
                 ps.executeUpdate();
             }
-            int deleted;
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM kv_log WHERE revision <= ? AND NOT EXISTS"
-                    + " (SELECT 1 FROM kv_current c WHERE c.mod_revision = kv_log.revision)")) {
-                ps.setLong(1, cutoff);
-                deleted = ps.executeUpdate();
+            // In short transactions of a few thousand revisions each: one statement over all of them
+            // would hold its locks and undo log for seconds, and every write would queue behind it.
+            int deleted = 0;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM kv_log WHERE revision > ? AND revision <= ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM kv_current c WHERE c.mod_revision = kv_log.revision)")) {
+                for (long from = compacted; from < cutoff; from += COMPACTION_STEP) {
+                    ps.setLong(1, from);
+                    ps.setLong(2, Math.min(cutoff, from + COMPACTION_STEP));
+                    deleted += ps.executeUpdate();
+                }
             }
             log.debug("compacted the revision log up to {} ({} rows deleted)", cutoff, deleted);
             return cutoff;

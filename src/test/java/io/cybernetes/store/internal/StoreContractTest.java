@@ -267,6 +267,36 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void compactionInStepsRemovesEverySupersededRevisionAndKeepsEveryCurrentOne() throws Exception {
+        // more revisions than one compaction transaction takes, spread over many keys
+        List<StoredObject> current = new java.util.ArrayList<>();
+        for (int k = 0; k < 50; k++) {
+            StoredObject o = store.create(prefix + "step-" + k, obj("step-" + k, "0"));
+            for (int i = 1; i <= 100; i++) {
+                o = store.update(o.key(), obj("step-" + k, Integer.toString(i)), o.modRevision(), null);
+            }
+            current.add(o);
+        }
+        long deleted = store.delete(prefix + "step-0", 0, null).modRevision();
+        for (int i = 0; i < 3; i++) {
+            store.create(prefix + "step-after-" + i, obj("step-after-" + i, "0")); // the last revisions are kept
+        }
+        SqlStore compacting = new SqlStore(dataSource, new StoreProperties(16, Duration.ZERO, 2, Duration.ofHours(1),
+                4, 100, Duration.ofMillis(50)), logRepository);
+        try {
+            long compacted = compacting.compact();
+            assertThat(compacted).isGreaterThanOrEqualTo(deleted);
+            for (StoredObject o : current.subList(1, current.size())) {
+                assertThat(store.history(o.key())).extracting(WatchEvent::revision).containsExactly(o.modRevision());
+                assertThat(store.get(o.key()).orElseThrow().value().path("data").asString()).isEqualTo("100");
+            }
+            assertThat(store.history(prefix + "step-0")).isEmpty();
+        } finally {
+            compacting.close();
+        }
+    }
+
+    @Test
     void aWatchOlderThanTheCacheIsReplayedFromTheLog() throws Exception {
         StoredObject a = store.create(prefix + "old", obj("old", "0"));
         for (int i = 1; i <= 10; i++) {

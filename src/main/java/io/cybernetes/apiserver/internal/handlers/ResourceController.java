@@ -247,7 +247,7 @@ public class ResourceController {
         return respond(request, type, o);
     }
 
-    private ResponseEntity<?> list(ApiCall request, ResourceType type, RequestInfo info) {
+    private ResponseEntity<?> list(ApiCall request, ResourceType type, RequestInfo info) throws IOException {
         if (request.parameter("sendInitialEvents") != null) {
             throw listOptionsInvalid(ApiException.cause("sendInitialEvents", "FieldValueForbidden",
                     "Forbidden: sendInitialEvents is forbidden for list"));
@@ -265,8 +265,13 @@ public class ResourceController {
                     RequestReader.include(request));
             body.set("metadata", listMeta(page));
         } else if (!format.partial() && !format.yaml()) {
-            return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                    .body(rawList(type, listMeta(page), stored));
+            if (request instanceof ServletCall servlet) {
+                streamList(servlet.servletResponse(), type, listMeta(page), stored);
+                return null;
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64 + stored.size() * 1024);
+            writeList(out, type, listMeta(page), stored);
+            return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(out.toByteArray());
         } else {
             body = Json.object();
             body.put("kind", format.partial() ? "PartialObjectMetadataList" : type.listKind());
@@ -349,19 +354,35 @@ public class ResourceController {
         return ApiException.invalid("meta.k8s.io", "ListOptions", "", List.of(cause));
     }
 
+    /**
+     * A list over HTTP, written as it is encoded: the body is never whole in memory (a list
+     * of every pod in a large cluster is hundreds of megabytes, and informers ask for it all
+     * at once when they restart). A client that leaves mid-list just ends the writing.
+     */
+    private static void streamList(HttpServletResponse response, ResourceType type, ObjectNode meta,
+                                   List<StoredObject> items) {
+        response.setStatus(200);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setBufferSize(64 * 1024);
+        try {
+            writeList(response.getOutputStream(), type, meta, items);
+        } catch (IOException clientGone) {
+            // nothing more to send to anyone
+        }
+    }
+
     /** A list whose items are copied as the store's JSON text, not serialised again. */
-    private static byte[] rawList(ResourceType type, ObjectNode meta, List<StoredObject> items) {
-        StringBuilder sb = new StringBuilder(64 + items.size() * 1024);
-        sb.append("{\"kind\":\"").append(type.listKind()).append("\",\"apiVersion\":\"").append(type.apiVersion())
-                .append("\",\"metadata\":").append(Json.write(meta)).append(",\"items\":[");
+    private static void writeList(java.io.OutputStream out, ResourceType type, ObjectNode meta,
+                                  List<StoredObject> items) throws IOException {
+        out.write(("{\"kind\":\"" + type.listKind() + "\",\"apiVersion\":\"" + type.apiVersion() + "\",\"metadata\":"
+                + Json.write(meta) + ",\"items\":[").getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < items.size(); i++) {
             if (i > 0) {
-                sb.append(',');
+                out.write(',');
             }
-            sb.append(items.get(i).jsonText());
+            out.write(items.get(i).jsonText().getBytes(StandardCharsets.UTF_8));
         }
-        sb.append("]}\n");
-        return sb.toString().getBytes(StandardCharsets.UTF_8);
+        out.write("]}\n".getBytes(StandardCharsets.UTF_8));
     }
 
     private ResponseEntity<?> deleteCollection(ApiCall request, ResourceType type, RequestInfo info)
