@@ -487,7 +487,7 @@ final class GrowthBenchmark {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("-X")).toList());
+                .filter(a -> a.startsWith("-X") && !a.contains("FlightRecord")).toList());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(CybernetesApplication.class.getName());
