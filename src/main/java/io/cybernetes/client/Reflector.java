@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 
 /**
  * Keeps a {@link DeltaFifo} in step with the server, as client-go's Reflector: lists,
@@ -23,14 +24,21 @@ public final class Reflector<T extends HasMetadata> implements Runnable {
     private final String name;
     private final ListerWatcher<T> lw;
     private final DeltaFifo<T> fifo;
+    private final UnaryOperator<T> transform;
     private volatile boolean running = true;
     private volatile String lastSyncResourceVersion = "";
     private volatile int relists;
 
     public Reflector(String name, ListerWatcher<T> lw, DeltaFifo<T> fifo) {
+        this(name, lw, fifo, UnaryOperator.identity());
+    }
+
+    /** With {@code transform} applied to every object before it is queued (client-go's SetTransform). */
+    public Reflector(String name, ListerWatcher<T> lw, DeltaFifo<T> fifo, UnaryOperator<T> transform) {
         this.name = name;
         this.lw = lw;
         this.fifo = fifo;
+        this.transform = transform;
     }
 
     @Override
@@ -64,7 +72,7 @@ public final class Reflector<T extends HasMetadata> implements Runnable {
     private boolean listAndWatch() throws InterruptedException {
         ListerWatcher.Listed<T> listed = lw.list();
         relists++;
-        fifo.replace(listed.items());
+        fifo.replace(listed.items().stream().map(transform).toList());
         String rv = listed.resourceVersion();
         lastSyncResourceVersion = rv;
         while (running) {
@@ -75,9 +83,9 @@ public final class Reflector<T extends HasMetadata> implements Runnable {
                         continue;
                     }
                     switch (e.type()) {
-                        case ADDED -> fifo.add(e.object());
-                        case MODIFIED -> fifo.update(e.object());
-                        case DELETED -> fifo.delete(e.object());
+                        case ADDED -> fifo.add(transform.apply(e.object()));
+                        case MODIFIED -> fifo.update(transform.apply(e.object()));
+                        case DELETED -> fifo.delete(transform.apply(e.object()));
                         case BOOKMARK -> {
                         }
                         case ERROR -> {

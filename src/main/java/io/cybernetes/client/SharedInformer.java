@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * One watch of one kind, shared by every controller that cares: a {@link Reflector} fills
@@ -33,10 +34,27 @@ public final class SharedInformer<T extends HasMetadata> {
     private Thread processorThread;
 
     public SharedInformer(String name, ListerWatcher<T> lw, Duration resyncPeriod) {
+        this(name, lw, resyncPeriod, UnaryOperator.identity());
+    }
+
+    /** With {@code transform} applied to every object before it is cached (client-go's SetTransform). */
+    public SharedInformer(String name, ListerWatcher<T> lw, Duration resyncPeriod, UnaryOperator<T> transform) {
         this.name = name;
         this.fifo = new DeltaFifo<>(indexer::keys, key -> indexer.get(key).orElse(null));
-        this.reflector = new Reflector<>(name, lw, fifo);
+        this.reflector = new Reflector<>(name, lw, fifo, transform);
         this.resyncPeriod = resyncPeriod;
+    }
+
+    /**
+     * Drops metadata.managedFields, which no controller reads and which is often the
+     * larger part of an object (kube-controller-manager and kube-scheduler strip them from
+     * their informers' objects too). An update sent without them keeps the stored ones.
+     */
+    public static <T extends HasMetadata> T withoutManagedFields(T obj) {
+        if (obj != null && obj.getMetadata() != null) {
+            obj.getMetadata().setManagedFields(null);
+        }
+        return obj;
     }
 
     public Indexer<T> indexer() {

@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One informer per kind for everyone who asks, so every controller shares one watch of
- * pods, one of nodes, and so on; started together, stopped together.
+ * pods, one of nodes, and so on; started together, stopped together. Their objects come
+ * without managedFields ({@link SharedInformer#withoutManagedFields}).
  */
 public final class SharedInformerFactory {
 
@@ -34,7 +35,8 @@ public final class SharedInformerFactory {
     @SuppressWarnings("unchecked")
     public <T extends HasMetadata> SharedInformer<T> informerFor(Class<T> kind) {
         SharedInformer<T> informer = (SharedInformer<T>) informers.computeIfAbsent(kind, k ->
-                new SharedInformer<>(kind.getSimpleName().toLowerCase(), client.listerWatcher(kind, null), resyncPeriod));
+                new SharedInformer<>(kind.getSimpleName().toLowerCase(), client.listerWatcher(kind, null), resyncPeriod,
+                        SharedInformer::withoutManagedFields));
         if (started) {
             informer.start();
         }
@@ -49,7 +51,7 @@ public final class SharedInformerFactory {
     public synchronized SharedInformer<PartialObjectMetadata> metadataInformerFor(ResourceType type) {
         SharedInformer<PartialObjectMetadata> informer = metadataInformers.computeIfAbsent(type.keyPrefix(), k ->
                 new SharedInformer<>(type.groupResource() + "-metadata", client.metadataListerWatcher(type, null),
-                        resyncPeriod));
+                        resyncPeriod, SharedInformer::withoutManagedFields));
         if (started && !stopped) {
             informer.start();
         }

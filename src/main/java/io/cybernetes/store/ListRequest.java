@@ -13,9 +13,16 @@ import java.util.function.Predicate;
  * @param filter     label and field selectors
  * @param startAfter continue from after this key (null: from the start)
  * @param limit      at most this many items (0: all)
+ * @param countRemaining whether a page of an unfiltered list counts the items after it (which takes a pass
+ *                   over all of them); a caller that knows the count already says no
  */
 public record ListRequest(String prefix, Match match, long revision, Predicate<ObjectNode> filter,
-                          String startAfter, int limit) {
+                          String startAfter, int limit, boolean countRemaining) {
+
+    public ListRequest(String prefix, Match match, long revision, Predicate<ObjectNode> filter, String startAfter,
+                       int limit) {
+        this(prefix, match, revision, filter, startAfter, limit, true);
+    }
 
     public enum Match {
         /** Read the latest committed state (a consistent read). */

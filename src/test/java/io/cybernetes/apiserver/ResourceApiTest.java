@@ -435,7 +435,7 @@ class ResourceApiTest extends ApiTestSupport {
     @Test
     void aPageCutByLimitSaysHowManyRemainWhenNothingFiltersIt() {
         String base = "/api/v1/namespaces/" + ns + "/configmaps";
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 7; i++) {
             post(base, "{\"metadata\":{\"name\":\"r" + i + "\",\"labels\":{\"i\":\"" + i + "\"}}}");
         }
         Response page = get(base + "?limit=2");
@@ -443,8 +443,23 @@ class ResourceApiTest extends ApiTestSupport {
         assertThat(page.json().at("/metadata/remainingItemCount").asInt()).isEqualTo(all - 2);
         Response next = get(base + "?limit=2&continue=" + page.text("metadata.continue"));
         assertThat(next.json().at("/metadata/remainingItemCount").asInt()).isEqualTo(all - 4);
+        // the later pages read the first one's snapshot: what is created meanwhile counts in none of them
+        post(base, "{\"metadata\":{\"name\":\"r-later\"}}");
+        int seen = 4;
+        String cont = next.text("metadata.continue");
+        while (!cont.isEmpty()) {
+            Response more = get(base + "?limit=2&continue=" + cont);
+            seen += more.json().path("items").size();
+            cont = more.json().at("/metadata/continue").asString("");
+            if (!cont.isEmpty()) {
+                assertThat(more.json().at("/metadata/remainingItemCount").asInt()).isEqualTo(all - seen);
+            } else {
+                assertThat(more.json().at("/metadata").has("remainingItemCount")).as("the last page").isFalse();
+            }
+        }
+        assertThat(seen).isEqualTo(all);
         Response table = call("GET", base + "?limit=2", null, null, "application/json;as=Table;v=v1;g=meta.k8s.io", true);
-        assertThat(table.json().at("/metadata/remainingItemCount").asInt()).isEqualTo(all - 2);
+        assertThat(table.json().at("/metadata/remainingItemCount").asInt()).as("r-later now in").isEqualTo(all + 1 - 2);
         Response filtered = get(base + "?limit=1&labelSelector=i");
         assertThat(filtered.text("metadata.continue")).isNotEmpty();
         assertThat(filtered.json().at("/metadata").has("remainingItemCount")).as("not with a selector").isFalse();

@@ -70,11 +70,77 @@ final class SchedulerBenchmark {
                 .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("topology.kubernetes.io/zone")
                 .withWhenUnsatisfiable("DoNotSchedule").withNewLabelSelector().addToMatchLabels("app", "spread")
                 .endLabelSelector().endTopologySpreadConstraint().endSpec().build());
+        for (String[] pc : new String[][] {{"bench-low", "1"}, {"bench-high", "10"}}) {
+            admin.create(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder().withNewMetadata()
+                    .withName(pc[0]).endMetadata().withValue(Integer.parseInt(pc[1])).build());
+        }
+        // scheduler_perf's SchedulingPodAffinity: every pod requires a pod of its colour in its zone
+        // (the two namespaces both count), the first one placing itself
+        IntFunction<Pod> blue = i -> pod("affinity").editMetadata().addToLabels("color", "blue").endMetadata()
+                .editSpec().withNewAffinity().withNewPodAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .withNewLabelSelector().addToMatchLabels("color", "blue").endLabelSelector()
+                .withTopologyKey("topology.kubernetes.io/zone").withNamespaces("sched-podaffinity-0",
+                        "sched-podaffinity-1").endRequiredDuringSchedulingIgnoredDuringExecution().endPodAffinity()
+                .endAffinity().endSpec().build();
+        workload(new Workload("SchedulingPodAffinity", "sched-podaffinity", 5000, blue, 5000, blue, null, 35));
+        // PreemptionAsync: nodes 3.6 of 4 cores full with low-priority pods, a high-priority pod that must
+        // preempt three of them every 200 ms, and the measured pods (100m) placed meanwhile
+        workload(new Workload("SchedulingPreemption", "sched-preemption", 4 * nodes,
+                i -> priority(pod("low"), "bench-low", "900m"), 5000, i -> pod("preemption").build(),
+                new Churn(200, () -> priority(pod("preemptor"), "bench-high", "3"), null), 570));
+        // Unschedulable: a high-priority pod no node can take (9 cores) every 200 ms
+        workload(new Workload("Unschedulable", "sched-unschedulable", 100, i -> pod("unsched").build(), 10_000,
+                i -> pod("unsched").build(), new Churn(200, () -> priority(pod("large"), "bench-high", "9"), null), 590));
+        // SchedulingWithMixedChurn: every second a node, an unschedulable pod and a Service made and
+        // the previous ones deleted
+        workload(new Workload("SchedulingWithMixedChurn", "sched-churn", 0, null, 10_000, i -> pod("churn").build(),
+                new Churn(1000, () -> priority(pod("large"), "bench-high", "9"), this::churnNodeAndService), 710));
         clients.shutdown();
     }
 
+    /** What a workload runs beside its measured pods: a pod every {@code millis}, and more. */
+    private record Churn(long millis, java.util.function.Supplier<Pod> pod, java.util.function.IntConsumer more) {
+    }
+
+    /**
+     * One of scheduler_perf's workloads: initial pods (waited for until bound, in
+     * {@code ns}-0), measured pods (in {@code ns}-1) and churn while they are placed;
+     * {@code threshold} is scheduler_perf's published minimum pods/s at 5,000 nodes.
+     */
+    private record Workload(String title, String ns, int initial, IntFunction<Pod> initialPod, int measured,
+                            IntFunction<Pod> measuredPod, Churn churn, int threshold) {
+    }
+
+    private static Pod priority(PodBuilder pod, String priorityClass, String cpu) {
+        return pod.editSpec().withPriorityClassName(priorityClass).editFirstContainer().editResources()
+                .addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec().build();
+    }
+
+    /** Recreates churn node {@code n % 2} and Service {@code n % 2}: the one made a second ago goes. */
+    private void churnNodeAndService(int n) {
+        String node = "sched-churn-node-" + (n % 2);
+        String service = "churn-" + (n % 2);
+        try {
+            admin.delete(Node.class, null, node, null, 0L);
+        } catch (RuntimeException absent) {
+            // the first time round
+        }
+        try {
+            admin.delete(io.fabric8.kubernetes.api.model.Service.class, "sched-churn-1", service, null, 0L);
+        } catch (RuntimeException absent) {
+            // the first time round
+        }
+        createNode(node, 0);
+        admin.create(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(service)
+                .withNamespace("sched-churn-1").endMetadata().withNewSpec().addNewPort().withPort(80).endPort()
+                .addToSelector("app", "churn").endSpec().build());
+    }
+
     private void createNode(int i) {
-        String name = String.format(Locale.ROOT, "sched-node-%04d", i);
+        createNode(String.format(Locale.ROOT, "sched-node-%04d", i), i);
+    }
+
+    private void createNode(String name, int i) {
         Map<String, Quantity> capacity = Map.of("cpu", new Quantity("4"), "memory", new Quantity("32Gi"), "pods",
                 new Quantity("110"));
         Node created = admin.create(new NodeBuilder().withNewMetadata().withName(name)
@@ -97,32 +163,56 @@ final class SchedulerBenchmark {
 
     private void workload(String title, String ns, int initial, int measured, IntFunction<Pod> podNamed)
             throws Exception {
+        workload(new Workload(title, ns, initial, podNamed, measured, podNamed, null, 0));
+    }
+
+    private void workload(Workload w) throws Exception {
         String only = System.getProperty("bench.schedWorkloads", "");
-        if (!only.isEmpty() && !Arrays.asList(only.split(",")).contains(title)) {
+        if (!only.isEmpty() && !Arrays.asList(only.split(",")).contains(w.title())) {
             return;
         }
-        admin.create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
+        String title = w.title();
+        int initial = w.initial();
+        int measured = w.measured();
+        String initNs = w.ns() + "-0";
+        String ns = w.ns() + "-1";
+        String churnNs = w.ns() + "-churn";
+        for (String n : List.of(initNs, ns, churnNs)) {
+            admin.create(new NamespaceBuilder().withNewMetadata().withName(n).endMetadata().build());
+        }
+        Set<String> initialBound = ConcurrentHashMap.newKeySet();
+        SharedInformer<Pod> initialPods = new SharedInformer<>("bench-" + initNs,
+                admin.listerWatcher(Pod.class, initNs), Duration.ofHours(1));
+        initialPods.addEventHandler(boundCounter(initialBound));
+        initialPods.start();
+        initialPods.waitForSync(Duration.ofSeconds(30));
         Set<String> bound = ConcurrentHashMap.newKeySet();
         SharedInformer<Pod> pods = new SharedInformer<>("bench-" + ns, admin.listerWatcher(Pod.class, ns),
                 Duration.ofHours(1));
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod p) {
-                onUpdate(null, p);
-            }
-
-            @Override
-            public void onUpdate(Pod old, Pod p) {
-                if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
-                    bound.add(p.getMetadata().getName());
-                }
-            }
-        });
+        pods.addEventHandler(boundCounter(bound));
         pods.start();
         pods.waitForSync(Duration.ofSeconds(30));
-        parallel(initial, i -> create(ns, podNamed.apply(i), "init-" + i));
-        while (bound.size() < initial) {
+        long tInit = System.nanoTime();
+        parallel(initial, i -> create(initNs, w.initialPod().apply(i), "init-" + i));
+        while (initialBound.size() < initial) {
             Thread.sleep(50);
+        }
+        double initSeconds = secs(tInit);
+        initialPods.stop();
+        java.util.concurrent.ScheduledExecutorService churning = Executors.newSingleThreadScheduledExecutor();
+        if (w.churn() != null) {
+            int[] n = new int[1];
+            churning.scheduleAtFixedRate(() -> {
+                try {
+                    create(churnNs, w.churn().pod().get(), "churn-" + n[0]);
+                    if (w.churn().more() != null) {
+                        w.churn().more().accept(n[0]);
+                    }
+                } catch (RuntimeException e) {
+                    System.out.println("  churn: " + e.getMessage());
+                }
+                n[0]++;
+            }, 0, w.churn().millis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         }
         Scheduler.Stats before = scheduler.stats().orElseThrow();
         Duration cpu0 = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO);
@@ -131,13 +221,13 @@ final class SchedulerBenchmark {
         List<Long> perSecond = new ArrayList<>();
         ExecutorService creators = Executors.newFixedThreadPool(16);
         Future<?> creating = Executors.newSingleThreadExecutor().submit(() -> {
-            parallel(creators, measured, i -> create(ns, podNamed.apply(i), "pod-" + i));
+            parallel(creators, measured, i -> create(ns, w.measuredPod().apply(i), "pod-" + i));
             createdAt[0] = System.nanoTime();
             return null;
         });
         int last = bound.size();
         long nextSample = t0 + 1_000_000_000L;
-        while (bound.size() < initial + measured) {
+        while (bound.size() < measured) {
             Thread.sleep(10);
             if (System.nanoTime() >= nextSample) {
                 int now = bound.size();
@@ -150,14 +240,18 @@ final class SchedulerBenchmark {
         Duration cpu = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).minus(cpu0);
         creating.get();
         creators.shutdown();
+        churning.shutdownNow();
+        churning.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
         Scheduler.Stats after = scheduler.stats().orElseThrow();
         pods.stop();
         long[] sorted = perSecond.stream().mapToLong(Long::longValue).sorted().toArray();
         long attempts = after.attempts() - before.attempts();
-        System.out.printf(Locale.ROOT, "  %-18s %,d initial + %,d measured pods on %,d nodes: %.1f s, %,.0f pods/s"
-                        + " (per second: p50 %,d, p90 %,d, p99 %,d)%n", title, initial, measured,
-                Integer.getInteger("bench.schedNodes", 5000), elapsed, measured / elapsed, pct(sorted, 0.5),
-                pct(sorted, 0.9), pct(sorted, 0.99));
+        System.out.printf(Locale.ROOT, "  %-18s %,d initial (placed in %.1f s) + %,d measured pods on %,d nodes: %.1f s,"
+                        + " %,.0f pods/s (per second: p50 %,d, p90 %,d, p99 %,d)%s%n", title, initial, initSeconds,
+                measured, Integer.getInteger("bench.schedNodes", 5000), elapsed, measured / elapsed, pct(sorted, 0.5),
+                pct(sorted, 0.9), pct(sorted, 0.99), w.threshold() == 0 ? ""
+                        : String.format(Locale.ROOT, "; scheduler_perf's threshold %d: %s", w.threshold(),
+                        measured / elapsed >= w.threshold() ? "met" : "NOT met"));
         System.out.printf(Locale.ROOT, "  %-18s cycle %.2f ms avg over %,d attempts (%,d unschedulable), binding %.2f"
                         + " ms avg, at most %d bindings under way%n", "", (after.cycleNanos() - before.cycleNanos())
                         / 1e6 / Math.max(1, attempts), attempts, after.unschedulable() - before.unschedulable(),
@@ -166,8 +260,28 @@ final class SchedulerBenchmark {
         System.out.printf(Locale.ROOT, "  %-18s pods created at %,.0f/s (all in %.1f s); the server used %.2f of %d"
                         + " cores%n", "", measured / ((createdAt[0] - t0) / 1e9), (createdAt[0] - t0) / 1e9,
                 cpu.toMillis() / 1000.0 / elapsed, Runtime.getRuntime().availableProcessors());
-        parallel(initial + measured, i -> admin.delete(Pod.class, ns, i < initial ? "init-" + i : "pod-" + (i - initial),
-                null, 0L));
+        parallel(initial + measured, i -> admin.delete(Pod.class, i < initial ? initNs : ns,
+                i < initial ? "init-" + i : "pod-" + (i - initial), null, 0L));
+        // the rest (churn, preempted pods) with the namespaces
+        for (String n : List.of(initNs, ns, churnNs)) {
+            admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, n, null, null);
+        }
+    }
+
+    private static ResourceEventHandler<Pod> boundCounter(Set<String> bound) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod p) {
+                onUpdate(null, p);
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod p) {
+                if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
+                    bound.add(p.getMetadata().getName());
+                }
+            }
+        };
     }
 
     private void create(String ns, Pod pod, String name) {

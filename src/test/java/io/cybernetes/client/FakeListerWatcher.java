@@ -27,7 +27,11 @@ final class FakeListerWatcher implements ListerWatcher<ConfigMap> {
     }
 
     synchronized ConfigMap put(String name, String value) {
-        ConfigMap c = cm(name, value);
+        return put(cm(name, value));
+    }
+
+    synchronized ConfigMap put(ConfigMap c) {
+        String name = c.getMetadata().getName();
         c.getMetadata().setResourceVersion(Long.toString(++revision));
         boolean existed = objects.put(name, c) != null;
         current.add(Event.of(existed ? Event.Type.MODIFIED : Event.Type.ADDED, c, c.getMetadata().getResourceVersion()));

@@ -64,6 +64,27 @@ class SharedInformerTest {
     }
 
     @Test
+    void aTransformShapesEveryObjectBeforeTheCacheAsTheControllersInformersDropManagedFields() throws Exception {
+        server.put(withManagedFields("a"));
+        informer = new SharedInformer<>("test", server, Duration.ZERO, SharedInformer::withoutManagedFields);
+        informer.addEventHandler(recorder());
+        informer.start();
+        assertThat(informer.waitForSync(Duration.ofSeconds(5))).isTrue();
+        await().until(() -> server.watches.get() == 1);
+        server.put(withManagedFields("b"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 2);
+        assertThat(informer.indexer().list()).hasSize(2)
+                .allSatisfy(c -> assertThat(c.getMetadata().getManagedFields()).isNullOrEmpty());
+    }
+
+    private static ConfigMap withManagedFields(String name) {
+        ConfigMap c = FakeListerWatcher.cm(name, "1");
+        c.getMetadata().setManagedFields(List.of(new io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder()
+                .withManager("kubectl").withOperation("Update").build()));
+        return c;
+    }
+
+    @Test
     void anExpiredRevisionRelistsAndADeletionTheWatchMissedComesAsFinalStateUnknown() throws Exception {
         server.put("a", "1");
         server.put("b", "1");

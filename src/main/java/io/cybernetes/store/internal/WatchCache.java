@@ -231,7 +231,7 @@ final class WatchCache {
             }
             if (req.limit() > 0 && items.size() == req.limit()) {
                 lastKey = items.get(items.size() - 1).key();
-                if (req.filter() != null) {
+                if (req.filter() != null || !req.countRemaining()) {
                     break;
                 }
                 remaining = 1;
@@ -239,7 +239,8 @@ final class WatchCache {
             }
             items.add(new StoredObject(entry.getKey(), v.createRevision, v.revision, v.value, v.json));
         }
-        return new ListResult(items, atRevision, lastKey, lastKey == null || req.filter() != null ? null : remaining);
+        return new ListResult(items, atRevision, lastKey,
+                lastKey == null || req.filter() != null || !req.countRemaining() ? null : remaining);
     }
 
     /**

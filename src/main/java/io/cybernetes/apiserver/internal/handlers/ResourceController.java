@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.StatusCause;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.apiserver.internal.registry.TableColumn;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RuleResolver;
 import io.cybernetes.auth.ServiceAccountTokens;
@@ -261,9 +262,15 @@ public class ResourceController {
         List<ObjectNode> items = stored.stream().map(StoredObject::value).toList();
         ObjectNode body;
         if (format.table()) {
-            body = TableConvertor.table(service.definition(type).columns(), items, rv, page.continueToken(),
-                    RequestReader.include(request));
+            List<TableColumn> columns = service.definition(type).columns();
+            TableConvertor.Include include = RequestReader.include(request);
+            body = TableConvertor.table(columns, request instanceof ServletCall ? List.of() : items, rv,
+                    page.continueToken(), include);
             body.set("metadata", listMeta(page));
+            if (request instanceof ServletCall servlet) {
+                streamTable(servlet.servletResponse(), body, columns, items, include);
+                return null;
+            }
         } else if (!format.partial() && !format.yaml()) {
             if (request instanceof ServletCall servlet) {
                 streamList(servlet.servletResponse(), type, listMeta(page), stored);
@@ -366,6 +373,31 @@ public class ResourceController {
         response.setBufferSize(64 * 1024);
         try {
             writeList(response.getOutputStream(), type, meta, items);
+        } catch (IOException clientGone) {
+            // nothing more to send to anyone
+        }
+    }
+
+    /** A Table over HTTP, its rows written one by one after the rest (as {@link #streamList}). */
+    private static void streamTable(HttpServletResponse response, ObjectNode withoutRows, List<TableColumn> columns,
+                                    List<ObjectNode> items, TableConvertor.Include include) {
+        String head = Json.write(withoutRows);
+        if (!head.endsWith("\"rows\":[]}")) {
+            throw new IllegalStateException("a Table's rows come last");
+        }
+        response.setStatus(200);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setBufferSize(64 * 1024);
+        try {
+            java.io.OutputStream out = response.getOutputStream();
+            out.write(head.substring(0, head.length() - 2).getBytes(StandardCharsets.UTF_8));
+            for (int i = 0; i < items.size(); i++) {
+                if (i > 0) {
+                    out.write(',');
+                }
+                out.write(Json.write(TableConvertor.row(columns, items.get(i), include)).getBytes(StandardCharsets.UTF_8));
+            }
+            out.write("]}\n".getBytes(StandardCharsets.UTF_8));
         } catch (IOException clientGone) {
             // nothing more to send to anyone
         }

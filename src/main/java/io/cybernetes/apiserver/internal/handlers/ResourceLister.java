@@ -36,11 +36,12 @@ public final class ResourceLister {
         ListRequest.Match match;
         long revision = 0;
         String startAfter = null;
+        ContinueToken token = null;
         if (opts.continueToken() != null && !opts.continueToken().isEmpty()) {
             if (opts.resourceVersion() != null && !opts.resourceVersion().isEmpty()) {
                 throw ApiException.badRequest("specifying resource version is not allowed when using continue");
             }
-            ContinueToken token = ContinueToken.decode(opts.continueToken());
+            token = ContinueToken.decode(opts.continueToken());
             if (!token.startAfter().startsWith(prefix)) {
                 throw ApiException.badRequest("continue key is not valid: it does not belong to this list");
             }
@@ -74,8 +75,19 @@ public final class ResourceLister {
             }
         }
         try {
-            ListResult result = store.list(new ListRequest(prefix, match, revision, filter, startAfter, opts.limit()));
-            String next = result.lastKey() == null ? "" : new ContinueToken(result.revision(), result.lastKey()).encode();
+            // Only the first page of an unfiltered list counts what follows it; the token carries the count on.
+            boolean counted = filter == null && token != null && token.knowsTotal();
+            ListResult result = store.list(new ListRequest(prefix, match, revision, filter, startAfter, opts.limit(),
+                    !counted));
+            long served = (counted ? token.served() : 0) + result.items().size();
+            if (counted && result.lastKey() != null) {
+                result = new ListResult(result.items(), result.revision(), result.lastKey(),
+                        Math.max(0, token.total() - served));
+            }
+            long total = counted ? token.total()
+                    : result.remaining() == null ? -1 : served + result.remaining();
+            String next = result.lastKey() == null ? ""
+                    : new ContinueToken(result.revision(), result.lastKey(), total < 0 ? -1 : served, total).encode();
             return new Page(result, next);
         } catch (StorageException e) {
             if (e.isExpired() && startAfter != null) {

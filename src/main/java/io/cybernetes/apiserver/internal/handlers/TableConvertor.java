@@ -45,25 +45,31 @@ public final class TableConvertor {
         }
         ArrayNode rows = table.putArray("rows");
         for (JsonNode o : objects) {
-            ObjectNode row = rows.addObject();
-            ArrayNode cells = row.putArray("cells");
-            for (TableColumn c : columns) {
-                Object v = c.cell().apply(o);
-                if (v instanceof Integer i) {
-                    cells.add(i);
-                } else if (v instanceof JsonNode n) {
-                    cells.add(n);
-                } else {
-                    cells.add(v == null ? "" : v.toString());
-                }
-            }
-            switch (include) {
-                case OBJECT -> row.set("object", o);
-                case METADATA -> row.set("object", partial(o));
-                case NONE -> { }
-            }
+            rows.add(row(columns, o, include));
         }
         return table;
+    }
+
+    /** One object's row: its cells, and the object as {@code include} asks. */
+    public static ObjectNode row(List<TableColumn> columns, JsonNode o, Include include) {
+        ObjectNode row = Json.object();
+        ArrayNode cells = row.putArray("cells");
+        for (TableColumn c : columns) {
+            Object v = c.cell().apply(o);
+            if (v instanceof Integer i) {
+                cells.add(i);
+            } else if (v instanceof JsonNode n) {
+                cells.add(n);
+            } else {
+                cells.add(v == null ? "" : v.toString());
+            }
+        }
+        switch (include) {
+            case OBJECT -> row.set("object", o);
+            case METADATA -> row.set("object", partial(o));
+            case NONE -> { }
+        }
+        return row;
     }
 
     public static ObjectNode partial(JsonNode o) {
