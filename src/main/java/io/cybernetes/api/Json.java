@@ -6,7 +6,6 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
@@ -19,6 +18,7 @@ import java.util.Set;
 public final class Json {
 
     public static final JsonMapper MAPPER = JsonMapper.builder()
+            .nodeFactory(CompactNodeFactory.INSTANCE)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             // a number keeps what it says (1e400 is not Infinity), so a field's range can be checked against it
@@ -27,6 +27,7 @@ public final class Json {
 
     /** YAML bodies: the first document is the object, as Kubernetes reads them (the rest is not looked at). */
     public static final YAMLMapper YAML = YAMLMapper.builder()
+            .nodeFactory(CompactNodeFactory.INSTANCE)
             .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
@@ -44,7 +45,7 @@ public final class Json {
     }
 
     public static ObjectNode object() {
-        return JsonNodeFactory.instance.objectNode();
+        return CompactNodeFactory.INSTANCE.objectNode();
     }
 
     /** Parses a JSON object; anything else (or malformed text) is a 400 BadRequest. */

@@ -33,10 +33,11 @@ public final class PodTopologySpread implements Plugin.PreFilter, Plugin.Filter,
     private static final String KEY = NAME + "/counts";
 
     /** One constraint with the counts of matching pods per domain. */
-    private record Counted(TopologySpreadConstraint constraint, boolean selfMatch, Map<String, Integer> counts) {
+    private record Counted(TopologySpreadConstraint constraint, boolean selfMatch, Map<String, Integer> counts,
+                           int min) {
 
-        int min() {
-            return counts.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+        Counted(TopologySpreadConstraint constraint, boolean selfMatch, Map<String, Integer> counts) {
+            this(constraint, selfMatch, counts, counts.values().stream().mapToInt(Integer::intValue).min().orElse(0));
         }
     }
 
@@ -54,33 +55,56 @@ public final class PodTopologySpread implements Plugin.PreFilter, Plugin.Filter,
                 : Objects.requireNonNullElse(pod.getSpec().getTopologySpreadConstraints(), List.of());
     }
 
+    /**
+     * Counts, for every constraint, the matching pods per domain over all nodes: the one
+     * pass over the cluster a cycle makes. It stays cheap per node — no node-affinity check
+     * for a pod without node rules, a counter per domain rather than a boxed sum, the pods of
+     * a node looked at only when it has any.
+     */
     @Override
     public Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
         Counts counts = new Counts();
         NodeAffinity affinity = new NodeAffinity();
+        boolean nodeRules = hasNodeRules(pod);
+        String namespace = pod.getMetadata().getNamespace();
         for (TopologySpreadConstraint c : constraints(pod)) {
             LabelSelector selector = LabelSelector.fromObject(Json.toTree(c.getLabelSelector()));
             Map<String, String> podLabels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
-            Map<String, Integer> perDomain = new HashMap<>();
+            Map<String, int[]> perDomain = new HashMap<>();
             for (NodeInfo node : nodes) {
                 String domain = labels(node).get(c.getTopologyKey());
-                if (domain == null || !affinity.filter(state, pod, node).isSuccess()) {
+                if (domain == null || nodeRules && !affinity.filter(state, pod, node).isSuccess()) {
                     continue;
                 }
-                int matching = 0;
-                for (Pod other : node.pods()) {
-                    if (Objects.equals(other.getMetadata().getNamespace(), pod.getMetadata().getNamespace())
-                            && other.getMetadata().getDeletionTimestamp() == null
-                            && selector.matches(Objects.requireNonNullElse(other.getMetadata().getLabels(), Map.of()))) {
-                        matching++;
+                int[] count = perDomain.computeIfAbsent(domain, d -> new int[1]);
+                List<Pod> pods = node.pods();
+                for (int i = 0; i < pods.size(); i++) {
+                    var meta = pods.get(i).getMetadata();
+                    if (Objects.equals(meta.getNamespace(), namespace) && meta.getDeletionTimestamp() == null
+                            && selector.matches(Objects.requireNonNullElse(meta.getLabels(), Map.of()))) {
+                        count[0]++;
                     }
                 }
-                perDomain.merge(domain, matching, Integer::sum);
             }
-            counts.constraints.add(new Counted(c, selector.matches(podLabels), perDomain));
+            Map<String, Integer> totals = new HashMap<>();
+            perDomain.forEach((domain, count) -> totals.put(domain, count[0]));
+            counts.constraints.add(new Counted(c, selector.matches(podLabels), totals));
         }
         state.write(KEY, counts);
         return Status.SUCCESS;
+    }
+
+    /** Whether the pod restricts its nodes (a node selector or required node affinity). */
+    private static boolean hasNodeRules(Pod pod) {
+        var spec = pod.getSpec();
+        if (spec == null) {
+            return false;
+        }
+        if (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty()) {
+            return true;
+        }
+        var affinity = spec.getAffinity() == null ? null : spec.getAffinity().getNodeAffinity();
+        return affinity != null && affinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null;
     }
 
     private static Map<String, String> labels(NodeInfo node) {

@@ -1,10 +1,10 @@
 package io.cybernetes.apiserver.internal.handlers;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.CompactNodeFactory;
 import io.cybernetes.api.JsonPatch;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ public final class Patches {
             return patch.deepCopy();
         }
         ObjectNode result = target != null && target.isObject() ? (ObjectNode) target.deepCopy()
-                : JsonNodeFactory.instance.objectNode();
+                : CompactNodeFactory.INSTANCE.objectNode();
         for (Map.Entry<String, JsonNode> e : patch.properties()) {
             if (e.getValue().isNull()) {
                 result.remove(e.getKey());
@@ -116,7 +116,7 @@ public final class Patches {
                 if (list != null && list.isArray() && value.isArray()) {
                     Set<String> gone = new LinkedHashSet<>();
                     value.forEach(v -> gone.add(v.toString()));
-                    ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+                    ArrayNode kept = CompactNodeFactory.INSTANCE.arrayNode();
                     list.forEach(v -> {
                         if (!gone.contains(v.toString())) {
                             kept.add(v);
@@ -133,7 +133,7 @@ public final class Patches {
             JsonNode current = original.get(key);
             if (value.isObject()) {
                 ObjectNode base = current != null && current.isObject() ? (ObjectNode) current
-                        : JsonNodeFactory.instance.objectNode();
+                        : CompactNodeFactory.INSTANCE.objectNode();
                 JsonNode merged = mergeMap(base, (ObjectNode) value);
                 if (merged == null) {
                     original.remove(key);
@@ -163,7 +163,7 @@ public final class Patches {
         boolean objects = patch.size() > 0 && patch.get(0).isObject();
         if (MERGED_PRIMITIVE_LISTS.contains(field) && !objects) {
             ArrayNode out = current != null && current.isArray() ? (ArrayNode) current.deepCopy()
-                    : JsonNodeFactory.instance.arrayNode();
+                    : CompactNodeFactory.INSTANCE.arrayNode();
             Set<String> seen = new LinkedHashSet<>();
             out.forEach(v -> seen.add(v.toString()));
             patch.forEach(v -> {
@@ -174,7 +174,7 @@ public final class Patches {
             return out;
         }
         if (mergeKey == null || !objects) {
-            ArrayNode out = JsonNodeFactory.instance.arrayNode();
+            ArrayNode out = CompactNodeFactory.INSTANCE.arrayNode();
             for (JsonNode item : patch) {
                 if (item.isObject() && item.has("$patch") && "replace".equals(item.get("$patch").asString())) {
                     continue;
@@ -186,7 +186,7 @@ public final class Patches {
         // A {$patch: replace} element means: the list becomes exactly the other patch elements.
         for (JsonNode item : patch) {
             if (item.isObject() && "replace".equals(item.path("$patch").asString(""))) {
-                ArrayNode out = JsonNodeFactory.instance.arrayNode();
+                ArrayNode out = CompactNodeFactory.INSTANCE.arrayNode();
                 for (JsonNode other : patch) {
                     if (other != item) {
                         out.add(other.deepCopy());
@@ -222,13 +222,13 @@ public final class Patches {
                     result.set(idx, merged);
                 }
             } else {
-                JsonNode fresh = mergeMap(JsonNodeFactory.instance.objectNode(), (ObjectNode) item);
+                JsonNode fresh = mergeMap(CompactNodeFactory.INSTANCE.objectNode(), (ObjectNode) item);
                 if (fresh != null) {
                     result.add(fresh);
                 }
             }
         }
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        ArrayNode out = CompactNodeFactory.INSTANCE.arrayNode();
         result.forEach(out::add);
         return out;
     }
@@ -247,7 +247,7 @@ public final class Patches {
         String mergeKey = MERGE_KEYS.get(field);
         List<JsonNode> remaining = new ArrayList<>();
         list.forEach(remaining::add);
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        ArrayNode out = CompactNodeFactory.INSTANCE.arrayNode();
         for (JsonNode o : order) {
             JsonNode want = mergeKey != null && o.isObject() ? o.get(mergeKey) : o;
             for (Iterator<JsonNode> it = remaining.iterator(); it.hasNext(); ) {

@@ -5,9 +5,10 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.CompactNodeFactory;
 import io.cybernetes.api.GoStrings;
-import io.cybernetes.api.Times;
 import io.cybernetes.api.Json;
+import io.cybernetes.api.Times;
 import io.kubernetes.client.proto.Runtime;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -62,7 +63,7 @@ public final class ProtobufBodies {
         String apiVersion = envelope.getTypeMeta().getApiVersion();
         String kind = envelope.getTypeMeta().getKind();
         Message message = parse(apiVersion, kind, envelope.getRaw());
-        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        ObjectNode out = CompactNodeFactory.INSTANCE.objectNode();
         out.put("apiVersion", apiVersion);
         out.put("kind", kind);
         ((ObjectNode) toJson(message)).properties().forEach(e -> out.set(e.getKey(), e.getValue()));
@@ -111,7 +112,7 @@ public final class ProtobufBodies {
     private static final long EARLIEST = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
 
     public static JsonNode toJson(Message m) {
-        JsonNodeFactory f = JsonNodeFactory.instance;
+        JsonNodeFactory f = CompactNodeFactory.INSTANCE;
         String type = m.getDescriptorForType().getName();
         switch (type) {
             case "Time", "MicroTime" -> {
@@ -171,7 +172,7 @@ public final class ProtobufBodies {
     }
 
     private static JsonNode value(FieldDescriptor fd, Object v) {
-        JsonNodeFactory f = JsonNodeFactory.instance;
+        JsonNodeFactory f = CompactNodeFactory.INSTANCE;
         if (fd.isMapField()) {
             ObjectNode o = f.objectNode();
             for (Object entry : (List<?>) v) {
@@ -193,7 +194,7 @@ public final class ProtobufBodies {
     }
 
     private static JsonNode scalar(FieldDescriptor fd, Object v) {
-        JsonNodeFactory f = JsonNodeFactory.instance;
+        JsonNodeFactory f = CompactNodeFactory.INSTANCE;
         return switch (fd.getJavaType()) {
             case MESSAGE -> toJson((Message) v);
             case BYTE_STRING -> f.stringNode(Base64.getEncoder().encodeToString(((ByteString) v).toByteArray()));
