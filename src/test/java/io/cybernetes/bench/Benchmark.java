@@ -80,15 +80,7 @@ public final class Benchmark {
         Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
         this.token = Files.readString(pki.resolve("admin.token")).trim();
         this.authorizer = ctx.getBean(Authorizer.class);
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(pki.resolve("ca.crt"))) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, tmf.getTrustManagers(), null);
+        SSLContext ssl = trustingClusterCa(pki);
         this.http = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
                 .executor(Executors.newCachedThreadPool()).build();
         this.base = "https://127.0.0.1:" + endpoints.httpsPort();
@@ -180,6 +172,20 @@ public final class Benchmark {
                 new Benchmark(ctx).run(db);
             }
         }
+    }
+
+    /** TLS trusting the cluster CA of the server's data directory ({@code pki/ca.crt}). */
+    static SSLContext trustingClusterCa(Path pki) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(pki.resolve("ca.crt"))) {
+            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return ssl;
     }
 
     private static void recreatePostgres(String url) throws Exception {

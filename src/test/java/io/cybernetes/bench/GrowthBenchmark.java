@@ -13,7 +13,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import javax.sql.DataSource;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -25,8 +24,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -185,15 +182,7 @@ final class GrowthBenchmark {
         Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
         adminToken = Files.readString(pki.resolve("admin.token")).trim();
         port = endpoints.httpsPort();
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(pki.resolve("ca.crt"))) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, tmf.getTrustManagers(), null);
+        ssl = Benchmark.trustingClusterCa(pki);
         http = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1).build();
     }
 

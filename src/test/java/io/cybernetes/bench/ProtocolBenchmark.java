@@ -4,7 +4,6 @@ import io.cybernetes.apiserver.ApiServerEndpoints;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,8 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,15 +39,7 @@ final class ProtocolBenchmark {
     ProtocolBenchmark(ConfigurableApplicationContext ctx, String adminToken, Path pki) throws Exception {
         this.base = "https://127.0.0.1:" + ctx.getBean(ApiServerEndpoints.class).httpsPort();
         this.token = adminToken;
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(pki.resolve("ca.crt"))) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        this.ssl = SSLContext.getInstance("TLS");
-        this.ssl.init(null, tmf.getTrustManagers(), null);
+        this.ssl = Benchmark.trustingClusterCa(pki);
     }
 
     private HttpClient client(HttpClient.Version version) {
