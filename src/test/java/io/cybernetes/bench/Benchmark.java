@@ -90,6 +90,12 @@ public final class Benchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        var runtime = java.lang.management.ManagementFactory.getRuntimeMXBean();
+        System.out.printf(Locale.ROOT, "machine: %d cores, max heap %,d MiB, collectors %s, JVM %s, options %s%n",
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+                java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream().map(g -> g.getName())
+                        .toList(), runtime.getVmVersion(),
+                runtime.getInputArguments().stream().filter(a -> a.startsWith("-X")).toList());
         if ("failover".equals(System.getProperty("bench.only"))) {
             io.cybernetes.store.internal.FailoverBenchmark.run();
             System.exit(0);

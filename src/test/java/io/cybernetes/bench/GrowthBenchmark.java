@@ -96,10 +96,6 @@ final class GrowthBenchmark {
     void run() throws Exception {
         List<Long> sizes = Arrays.stream(System.getProperty("bench.growthSizes", "1000,10000,50000,150000").split(","))
                 .map(String::trim).map(Long::parseLong).toList();
-        var runtime = ManagementFactory.getRuntimeMXBean();
-        System.out.printf(Locale.ROOT, "growth: %d cores, max heap %,d MiB, JVM %s, options %s%n",
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
-                runtime.getVmVersion(), runtime.getInputArguments().stream().filter(a -> a.startsWith("-X")).toList());
         start();
         setUp();
         createProbes(); // warm-up: the empty cluster's figures are not the JIT's
