@@ -166,6 +166,22 @@ class KubectlTest extends ApiTestSupport {
     }
 
     @Test
+    void getInChunksPagesThroughEveryObjectOnce() {
+        for (int i = 0; i < 7; i++) {
+            assertThat(kubectl("create", "-n", ns, "configmap", "chunk-" + i, "--from-literal=i=" + i).exit()).isZero();
+        }
+        // kubectl asks for Tables two at a time, following the continue tokens to the end
+        Run chunked = kubectl("get", "configmaps", "-n", ns, "--chunk-size=2", "-o", "name");
+        assertThat(chunked.exit()).as(chunked.all()).isZero();
+        Run whole = kubectl("get", "configmaps", "-n", ns, "--chunk-size=0", "-o", "name");
+        assertThat(chunked.out().lines().toList()).containsExactlyElementsOf(whole.out().lines().toList())
+                .contains("configmap/chunk-0", "configmap/chunk-6").doesNotHaveDuplicates();
+        Run table = kubectl("get", "configmaps", "-n", ns, "--chunk-size=3");
+        assertThat(table.exit()).as(table.all()).isZero();
+        assertThat(table.out().lines().filter(l -> l.startsWith("chunk-")).count()).isEqualTo(7);
+    }
+
+    @Test
     void imperativeCreatesSendProtobufBodies() {
         assertThat(kubectl("create", "-n", ns, "configmap", "cfg", "--from-literal=color=blue").exit()).isZero();
         assertThat(kubectl("create", "-n", ns, "secret", "generic", "pw", "--from-literal=password=hunter2").exit())

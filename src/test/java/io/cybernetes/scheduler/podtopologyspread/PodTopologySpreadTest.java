@@ -52,6 +52,27 @@ class PodTopologySpreadTest {
     }
 
     @Test
+    void onlyTheNodesThePodsNodeSelectorAllowsCountTowardTheSkew() {
+        // zone a is empty but the pod may not go there: b (1 pod) and c (1 pod) are even, so c fits
+        NodeInfo a = zoneNode("na", "a", 0);
+        NodeInfo b = zoneNode("nb", "b", 1);
+        b.node().getMetadata().getLabels().put("disk", "ssd");
+        NodeInfo c = zoneNode("nc", "c", 1);
+        c.node().getMetadata().getLabels().put("disk", "ssd");
+        PodTopologySpread plugin = new PodTopologySpread();
+        Pod pod = spread("new", 1, "DoNotSchedule");
+        pod.getSpec().setNodeSelector(Map.of("disk", "ssd"));
+        CycleState state = new CycleState();
+        plugin.preFilter(state, pod, List.of(a, b, c));
+        assertThat(plugin.filter(state, pod, c).isSuccess()).isTrue();
+        // without the selector zone a counts (0 pods), and c would make the skew 2
+        Pod anywhere = spread("anywhere", 1, "DoNotSchedule");
+        CycleState other = new CycleState();
+        plugin.preFilter(other, anywhere, List.of(a, b, c));
+        assertThat(plugin.filter(other, anywhere, c).isSuccess()).isFalse();
+    }
+
+    @Test
     void aNodeWithoutTheKeyIsOut() {
         NodeInfo bare = NodeInfo.of(node("bare"), List.of());
         PodTopologySpread plugin = new PodTopologySpread();

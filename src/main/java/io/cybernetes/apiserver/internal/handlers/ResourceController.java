@@ -260,24 +260,30 @@ public class ResourceController {
         List<StoredObject> stored = format.partial() ? page.result().items()
                 : service.served(type, page.result().items());
         List<ObjectNode> items = stored.stream().map(StoredObject::value).toList();
+        HttpServletResponse streamed = request instanceof ServletCall servlet ? servlet.servletResponse() : null;
         ObjectNode body;
         if (format.table()) {
             List<TableColumn> columns = service.definition(type).columns();
             TableConvertor.Include include = RequestReader.include(request);
-            body = TableConvertor.table(columns, request instanceof ServletCall ? List.of() : items, rv,
-                    page.continueToken(), include);
+            body = TableConvertor.table(columns, streamed != null ? List.of() : items, rv, page.continueToken(), include);
             body.set("metadata", listMeta(page));
-            if (request instanceof ServletCall servlet) {
-                streamTable(servlet.servletResponse(), body, columns, items, include);
+            if (streamed != null) {
+                // the Table without rows, then its rows one by one: "rows" is its last field
+                String head = Json.write(body);
+                stream(streamed, head.substring(0, head.length() - "]}".length()), items,
+                        o -> Json.write(TableConvertor.row(columns, o, include)));
                 return null;
             }
         } else if (!format.partial() && !format.yaml()) {
-            if (request instanceof ServletCall servlet) {
-                streamList(servlet.servletResponse(), type, listMeta(page), stored);
+            // the items as the store's JSON text, not serialised again
+            String head = "{\"kind\":\"" + type.listKind() + "\",\"apiVersion\":\"" + type.apiVersion()
+                    + "\",\"metadata\":" + Json.write(listMeta(page)) + ",\"items\":[";
+            if (streamed != null) {
+                stream(streamed, head, stored, StoredObject::jsonText);
                 return null;
             }
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64 + stored.size() * 1024);
-            writeList(out, type, listMeta(page), stored);
+            writeArray(out, head, stored, StoredObject::jsonText);
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(out.toByteArray());
         } else {
             body = Json.object();
@@ -362,57 +368,32 @@ public class ResourceController {
     }
 
     /**
-     * A list over HTTP, written as it is encoded: the body is never whole in memory (a list
-     * of every pod in a large cluster is hundreds of megabytes, and informers ask for it all
-     * at once when they restart). A client that leaves mid-list just ends the writing.
+     * A list (or Table) over HTTP, written as it is encoded: the body is never whole in
+     * memory (a list of every pod in a large cluster is hundreds of megabytes, and informers
+     * ask for it all at once when they restart). A client that leaves mid-list just ends
+     * the writing.
      */
-    private static void streamList(HttpServletResponse response, ResourceType type, ObjectNode meta,
-                                   List<StoredObject> items) {
+    private static <T> void stream(HttpServletResponse response, String head, List<T> items,
+                                   java.util.function.Function<T, String> json) {
         response.setStatus(200);
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         response.setBufferSize(64 * 1024);
         try {
-            writeList(response.getOutputStream(), type, meta, items);
+            writeArray(response.getOutputStream(), head, items, json);
         } catch (IOException clientGone) {
             // nothing more to send to anyone
         }
     }
 
-    /** A Table over HTTP, its rows written one by one after the rest (as {@link #streamList}). */
-    private static void streamTable(HttpServletResponse response, ObjectNode withoutRows, List<TableColumn> columns,
-                                    List<ObjectNode> items, TableConvertor.Include include) {
-        String head = Json.write(withoutRows);
-        if (!head.endsWith("\"rows\":[]}")) {
-            throw new IllegalStateException("a Table's rows come last");
-        }
-        response.setStatus(200);
-        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-        response.setBufferSize(64 * 1024);
-        try {
-            java.io.OutputStream out = response.getOutputStream();
-            out.write(head.substring(0, head.length() - 2).getBytes(StandardCharsets.UTF_8));
-            for (int i = 0; i < items.size(); i++) {
-                if (i > 0) {
-                    out.write(',');
-                }
-                out.write(Json.write(TableConvertor.row(columns, items.get(i), include)).getBytes(StandardCharsets.UTF_8));
-            }
-            out.write("]}\n".getBytes(StandardCharsets.UTF_8));
-        } catch (IOException clientGone) {
-            // nothing more to send to anyone
-        }
-    }
-
-    /** A list whose items are copied as the store's JSON text, not serialised again. */
-    private static void writeList(java.io.OutputStream out, ResourceType type, ObjectNode meta,
-                                  List<StoredObject> items) throws IOException {
-        out.write(("{\"kind\":\"" + type.listKind() + "\",\"apiVersion\":\"" + type.apiVersion() + "\",\"metadata\":"
-                + Json.write(meta) + ",\"items\":[").getBytes(StandardCharsets.UTF_8));
+    /** {@code head}, the items' JSON separated by commas, and the closing {@code ]}} with Go's newline. */
+    private static <T> void writeArray(java.io.OutputStream out, String head, List<T> items,
+                                       java.util.function.Function<T, String> json) throws IOException {
+        out.write(head.getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < items.size(); i++) {
             if (i > 0) {
                 out.write(',');
             }
-            out.write(items.get(i).jsonText().getBytes(StandardCharsets.UTF_8));
+            out.write(json.apply(items.get(i)).getBytes(StandardCharsets.UTF_8));
         }
         out.write("]}\n".getBytes(StandardCharsets.UTF_8));
     }
