@@ -41,13 +41,16 @@ import java.util.function.Predicate;
  * {@code pods/binding} on the binder (so the next pod's cycle overlaps the binding), or
  * report it unschedulable — condition {@code PodScheduled=False} (reason Unschedulable)
  * with the "0/N nodes are available" message, and a FailedScheduling event — and park
- * it until the cluster changes. When preemption found room, the victims are evicted (each
- * marked {@code DisruptionTarget} and told by a Preempted event), pods of lower priority
- * nominated to the same node lose that nomination, and the pod's
- * {@code status.nominatedNodeName} names the node; it is placed there once the victims have
- * gone. The last decision per pod is kept to explain it.
+ * it until a change the plugins that rejected it say may help. When preemption found
+ * room, the pod's {@code status.nominatedNodeName} names the node and pods of lower
+ * priority nominated there lose that nomination; the victims are evicted beside the loop
+ * (each marked {@code DisruptionTarget} and told by a Preempted event), and their
+ * deletions bring the pod back to be placed there. Events are written beside the loop
+ * too. The last decision per pod is kept to explain it.
  */
 public final class Scheduler {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Scheduler.class);
 
     private static final String SCHEDULER_NAME = SchedulerManager.SCHEDULER_NAME;
     static final int QUEUED_REPORTS = 1000;
@@ -142,13 +145,19 @@ public final class Scheduler {
             unschedulable.incrementAndGet();
             if (d.preempting()) {
                 preemptions.incrementAndGet();
-                preempt(pod, d.postFilter());
+                Plugin.PostFilterResult found = d.postFilter();
+                List<Pod> lesser = takeNomination(pod, found.nominatedNode());
+                // the victims' evictions are API calls: they run beside the loop (Kubernetes' async
+                // preemption), which goes on with the next pod; the preemptor waits, nominated, for
+                // the deletions to bring it back
+                binder.execute(() -> evict(pod, found, lesser));
             }
             if (nominated != null) {
                 cache.nominate(pod, nominated);
             }
-            queue.unschedulable(q);
-            events.warning(pod, "FailedScheduling", d.message());
+            queue.unschedulable(q, d.rejectedBy());
+            String why = d.message();
+            reports.execute(() -> events.warning(pod, "FailedScheduling", why));
             markUnschedulable(pod, d.message(), nominated);
             attempted(started, "unschedulable");
             return true;
@@ -236,36 +245,54 @@ public final class Scheduler {
     }
 
     /**
-     * Evicts the victims for the pod — each first marked {@code DisruptionTarget}
-     * (PreemptionByScheduler) and told why by an event, then deleted with its own grace
-     * period — and takes the node's nomination from pods of lower priority, which will no
-     * longer fit there.
+     * Takes the node's nomination from the pods of lower priority nominated there, which will
+     * no longer fit, in the cache at once (the next cycles see it); returns them, for their
+     * status to say so.
      */
-    private void preempt(Pod pod, Plugin.PostFilterResult result) {
-        String node = result.nominatedNode();
-        for (Pod victim : result.victims()) {
-            events.normal(victim, "Preempted", "Preempted by pod " + pod.getMetadata().getUid() + " on node " + node);
-            updatePodStatus(victim, p -> setCondition(p.getStatus(), new PodConditionBuilder().withType("DisruptionTarget")
-                    .withStatus("True").withReason("PreemptionByScheduler")
-                    .withMessage(SCHEDULER_NAME + ": preempting to accommodate a higher priority pod")
-                    .withLastTransitionTime(now()).build()));
-            try {
-                client.delete(Pod.class, victim.getMetadata().getNamespace(), victim.getMetadata().getName(), null);
-            } catch (ApiException e) {
-                if (e.code() != 404) {
-                    throw e;
-                }
-            }
-        }
+    private List<Pod> takeNomination(Pod pod, String node) {
         int priority = Priorities.of(pod);
+        List<Pod> lesser = new ArrayList<>();
         for (Pod other : cache.nominatedTo(node)) {
             if (Priorities.of(other) < priority && !Keys.of(other).equals(Keys.of(pod))) {
                 cache.nominate(other, null);
+                lesser.add(other);
+            }
+        }
+        return lesser;
+    }
+
+    /**
+     * Evicts the victims for the pod — each first marked {@code DisruptionTarget}
+     * (PreemptionByScheduler) and told why by an event, then deleted with its own grace
+     * period — and clears the nomination of the lesser pods that lost theirs. A failure is
+     * logged: the preemptor comes back (its backoff, or the five-minute flush) and tries again.
+     */
+    private void evict(Pod pod, Plugin.PostFilterResult result, List<Pod> lesser) {
+        String node = result.nominatedNode();
+        try {
+            for (Pod victim : result.victims()) {
+                events.normal(victim, "Preempted", "Preempted by pod " + pod.getMetadata().getUid() + " on node "
+                        + node);
+                updatePodStatus(victim, p -> setCondition(p.getStatus(), new PodConditionBuilder()
+                        .withType("DisruptionTarget").withStatus("True").withReason("PreemptionByScheduler")
+                        .withMessage(SCHEDULER_NAME + ": preempting to accommodate a higher priority pod")
+                        .withLastTransitionTime(now()).build()));
+                try {
+                    client.delete(Pod.class, victim.getMetadata().getNamespace(), victim.getMetadata().getName(), null);
+                } catch (ApiException e) {
+                    if (e.code() != 404) {
+                        throw e;
+                    }
+                }
+            }
+            for (Pod other : lesser) {
                 updatePodStatus(other, p -> {
                     p.getStatus().setNominatedNodeName(null);
                     return true;
                 });
             }
+        } catch (RuntimeException e) {
+            log.warn("scheduler: preempting for {} on {} failed: {}", Keys.of(pod), node, e.toString());
         }
     }
 

@@ -5,6 +5,7 @@ import io.cybernetes.client.ApiClient;
 import io.cybernetes.client.EventRecorder;
 import io.cybernetes.client.LeaderElector;
 import io.cybernetes.client.ResourceEventHandler;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.ClusterVolumes;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -29,8 +30,9 @@ import java.util.function.Supplier;
  * Runs the scheduler behind leader election, as kube-scheduler: the leader builds fresh
  * informers (pods, nodes, and the disruption budgets preemption weighs), a queue and a
  * cache, and schedules one pod after another, binding on a pool of binder threads; losing the lease stops it all. Pending pods for the
- * default scheduler go to the queue; bound pods to the cache; node changes and pod
- * deletions bring unschedulable pods back.
+ * default scheduler go to the queue; bound pods to the cache; nodes, pods placed or
+ * deleted, claims, volumes and classes are told to the queue as cluster events, which
+ * bring back the unschedulable pods they may help.
  */
 public final class SchedulerManager {
 
@@ -124,7 +126,11 @@ public final class SchedulerManager {
         return p.getSpec() != null && (p.getSpec().getNodeName() == null || p.getSpec().getNodeName().isEmpty())
                 && p.getMetadata().getDeletionTimestamp() == null
                 && SCHEDULER_NAME.equals(Objects.requireNonNullElse(p.getSpec().getSchedulerName(), SCHEDULER_NAME))
-                && !"Succeeded".equals(phase(p)) && !"Failed".equals(phase(p));
+                && !terminal(p);
+    }
+
+    private static boolean terminal(Pod p) {
+        return "Succeeded".equals(phase(p)) || "Failed".equals(phase(p));
     }
 
     private static String phase(Pod p) {
@@ -137,7 +143,7 @@ public final class SchedulerManager {
         }
         SharedInformerFactory informers = new SharedInformerFactory(client, Duration.ofMinutes(5));
         Framework framework = frameworks.get();
-        SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort());
+        SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort(), framework::mayHelp);
         SchedulerCache cache = new SchedulerCache(clock);
         ExecutorService binders = Executors.newFixedThreadPool(BINDERS, r -> {
             Thread t = new Thread(r, "scheduler-binder");
@@ -157,9 +163,24 @@ public final class SchedulerManager {
                 if (pending(p)) {
                     cache.pendingPod(p);
                     queue.update(p);
-                } else {
-                    queue.delete(p);
-                    cache.putPod(p);
+                    return;
+                }
+                queue.delete(p);
+                cache.putPod(p);
+                if (!assigned(p)) {
+                    return;
+                }
+                if (terminal(p)) {
+                    // it has finished: the cache no longer counts it, as if it were deleted
+                    if (old != null && assigned(old) && !terminal(old)) {
+                        queue.clusterChanged(ClusterEvent.ASSIGNED_POD_DELETE, old, null);
+                    }
+                    return;
+                }
+                if (old == null || !assigned(old)) {
+                    queue.clusterChanged(ClusterEvent.ASSIGNED_POD_ADD, null, p);
+                } else if (!Objects.equals(old.getMetadata().getLabels(), p.getMetadata().getLabels())) {
+                    queue.clusterChanged(ClusterEvent.ASSIGNED_POD_UPDATE, old, p);
                 }
             }
 
@@ -168,14 +189,17 @@ public final class SchedulerManager {
                 queue.delete(p);
                 cache.removePod(p);
                 scheduler.forgetDecision(io.cybernetes.client.Keys.of(p));
-                queue.clusterChanged();
+                // a placed pod, or one nominated to a node (it held room there), leaves room behind
+                if (assigned(p) || p.getStatus() != null && p.getStatus().getNominatedNodeName() != null) {
+                    queue.clusterChanged(ClusterEvent.ASSIGNED_POD_DELETE, p, null);
+                }
             }
         });
         informers.informerFor(Node.class).addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node n) {
                 cache.putNode(n);
-                queue.clusterChanged();
+                queue.clusterChanged(ClusterEvent.NODE_ADD, null, n);
             }
 
             @Override
@@ -184,13 +208,14 @@ public final class SchedulerManager {
                 if (!Objects.equals(old.getSpec(), n.getSpec()) || !Objects.equals(
                         old.getMetadata().getLabels(), n.getMetadata().getLabels())
                         || !Objects.equals(allocatable(old), allocatable(n))) {
-                    queue.clusterChanged();
+                    queue.clusterChanged(ClusterEvent.NODE_UPDATE, old, n);
                 }
             }
 
             @Override
             public void onDelete(Node n, boolean finalStateUnknown) {
                 cache.removeNode(n.getMetadata().getName());
+                queue.clusterChanged(ClusterEvent.NODE_DELETE, n, null);
             }
         });
         var budgets = informers.informerFor(PodDisruptionBudget.class);
@@ -215,9 +240,10 @@ public final class SchedulerManager {
                         c.getVolumeBindingMode(), "Immediate"));
             }
         });
-        // a claim bound, or a volume that comes, may let a pod waiting for it be placed
-        claims.addEventHandler(clusterChange(queue));
-        volumes.addEventHandler(clusterChange(queue));
+        // a claim bound, or a volume or class that comes, may let a pod waiting for it be placed
+        claims.addEventHandler(clusterChange(queue, ClusterEvent.PVC_CHANGE));
+        volumes.addEventHandler(clusterChange(queue, ClusterEvent.PV_CHANGE));
+        classes.addEventHandler(clusterChange(queue, ClusterEvent.STORAGE_CLASS_CHANGE));
         informers.start();
         Thread loop = new Thread(() -> run(informers, queue, cache, scheduler), "scheduler");
         loop.setDaemon(true);
@@ -228,18 +254,23 @@ public final class SchedulerManager {
     }
 
     private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ResourceEventHandler<T> clusterChange(
-            SchedulingQueue queue) {
+            SchedulingQueue queue, ClusterEvent event) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
-                queue.clusterChanged();
+                queue.clusterChanged(event, null, obj);
             }
 
             @Override
             public void onUpdate(T oldObj, T newObj) {
-                queue.clusterChanged();
+                queue.clusterChanged(event, oldObj, newObj);
             }
         };
+    }
+
+    /** Whether the pod is placed on a node. */
+    static boolean assigned(Pod p) {
+        return p.getSpec() != null && p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty();
     }
 
     private void run(SharedInformerFactory informers, SchedulingQueue queue, SchedulerCache cache,

@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler;
 
 import io.cybernetes.client.Keys;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.Plugin;
 import io.cybernetes.scheduler.queuesort.PrioritySort;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,11 +9,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,7 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The scheduler's queue of pending pods, as kube-scheduler's: activeQ, ordered by the
  * profile's QueueSort plugin (PrioritySort: priority, then when the pod came); backoffQ, where a pod that failed waits
  * 1 s, 2 s, 4 s ... at most 10 s before it may be tried again; and the unschedulable pods,
- * which wait for the cluster to change (a node added or updated, a pod deleted) — or at
+ * which wait for a change of the cluster that the plugins which rejected them say may
+ * help (queueing hints: a node added that is big enough, a pod of theirs deleted) — or at
  * most five minutes — before they go back. A pod is in one of the three at a time.
  */
 public final class SchedulingQueue {
@@ -30,9 +34,20 @@ public final class SchedulingQueue {
     static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
     static final Duration MAX_UNSCHEDULABLE = Duration.ofMinutes(5);
 
-    /** A pod in the queue: how often it was tried, since when it waits, until when it backs off. */
-    public record QueuedPod(Pod pod, int attempts, Instant queuedAt, Instant backoffUntil)
+    /**
+     * A pod in the queue: how often it was tried, since when it waits, until when it backs
+     * off, and which plugins rejected it last (empty: none, or it was not tried yet).
+     */
+    public record QueuedPod(Pod pod, int attempts, Instant queuedAt, Instant backoffUntil, Set<String> rejectedBy)
             implements Plugin.QueuedPodInfo {
+
+        public QueuedPod {
+            rejectedBy = Set.copyOf(rejectedBy);
+        }
+
+        QueuedPod with(Pod changed) {
+            return new QueuedPod(changed, attempts, queuedAt, backoffUntil, rejectedBy);
+        }
 
         public String key() {
             return Keys.of(pod);
@@ -50,7 +65,20 @@ public final class SchedulingQueue {
         }
     }
 
+    /** Whether an event may let a pod the named plugins rejected fit (the framework's queueing hints). */
+    @FunctionalInterface
+    public interface Hints {
+        Hints ALWAYS = (pod, rejectedBy, event, before, after) -> true;
+
+        boolean mayHelp(Pod pod, Set<String> rejectedBy, ClusterEvent event, Object before, Object after);
+    }
+
+    /** A change of the cluster while pods were being tried; a null event stands for any change. */
+    private record Change(long seq, ClusterEvent event, Object before, Object after) {
+    }
+
     private final Clock clock;
+    private final Hints hints;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition ready = lock.newCondition();
     private final PriorityQueue<QueuedPod> active;
@@ -58,21 +86,23 @@ public final class SchedulingQueue {
     private final Map<String, QueuedPod> unschedulable = new HashMap<>();
     private final Map<String, QueuedPod> byKey = new HashMap<>();
     /**
-     * Kubernetes' scheduling and move-request cycles: each pop starts a cycle; a change of the
-     * cluster marks the cycle it came in, so that a pod being tried while the cluster changed
-     * is not parked as unschedulable (the change that could make it fit would be lost on it).
+     * The changes of the cluster while pods were being tried (Kubernetes' in-flight events),
+     * and for each pod being tried the last change before it was popped: a pod that comes
+     * back unschedulable is asked about the changes made meanwhile, so that one which could
+     * make it fit is not lost on it. Changes no pod being tried can see any more are dropped.
      */
-    private long schedulingCycle;
-    private long moveRequestCycle = -1;
-    private final Map<String, Long> poppedIn = new HashMap<>();
+    private final ArrayDeque<Change> inFlight = new ArrayDeque<>();
+    private final Map<String, Long> poppedAfter = new HashMap<>();
+    private long changes;
     private boolean closed;
 
     public SchedulingQueue(Clock clock) {
-        this(clock, new PrioritySort());
+        this(clock, new PrioritySort(), Hints.ALWAYS);
     }
 
-    public SchedulingQueue(Clock clock, Plugin.QueueSort sort) {
+    public SchedulingQueue(Clock clock, Plugin.QueueSort sort, Hints hints) {
         this.clock = clock;
+        this.hints = hints;
         this.active = new PriorityQueue<>(sort::compare);
     }
 
@@ -92,10 +122,10 @@ public final class SchedulingQueue {
             String key = Keys.of(pod);
             QueuedPod known = byKey.get(key);
             if (known != null) {
-                replace(known, new QueuedPod(pod, known.attempts(), known.queuedAt(), known.backoffUntil()));
+                replace(known, known.with(pod));
                 return;
             }
-            QueuedPod q = new QueuedPod(pod, 0, clock.instant(), clock.instant());
+            QueuedPod q = new QueuedPod(pod, 0, clock.instant(), clock.instant(), Set.of());
             byKey.put(key, q);
             active.add(q);
             ready.signalAll();
@@ -116,7 +146,7 @@ public final class SchedulingQueue {
                 add(pod);
                 return;
             }
-            QueuedPod q = new QueuedPod(pod, known.attempts(), known.queuedAt(), known.backoffUntil());
+            QueuedPod q = known.with(pod);
             if (unschedulable.containsKey(q.key()) && specChanged(known.pod(), pod)) {
                 unschedulable.remove(q.key());
                 byKey.put(q.key(), q);
@@ -157,7 +187,7 @@ public final class SchedulingQueue {
                 flushBackoff();
                 QueuedPod next = active.poll();
                 if (next != null) {
-                    poppedIn.put(next.key(), ++schedulingCycle);
+                    poppedAfter.put(next.key(), changes);
                     return next;
                 }
                 long left = deadline - System.nanoTime();
@@ -180,44 +210,50 @@ public final class SchedulingQueue {
         lock.lock();
         try {
             byKey.remove(q.key(), q);
-            poppedIn.remove(q.key());
+            poppedAfter.remove(q.key());
+            forgetChangesSeenByAll();
         } finally {
             lock.unlock();
         }
     }
 
-    /** The attempt found no node: the pod waits, backing off, for the cluster to change. */
-    public void unschedulable(QueuedPod q) {
-        failed(q, true);
+    /**
+     * The attempt found no node, as the named plugins said: the pod waits, backing off, for
+     * a change they say may help — or goes to back off at once if such a change came while
+     * it was tried.
+     */
+    public void unschedulable(QueuedPod q, Set<String> rejectedBy) {
+        failed(q, true, rejectedBy);
     }
 
     /** The attempt failed for another reason (an error, a binding refused): retry after the backoff. */
     public void retry(QueuedPod q) {
-        failed(q, false);
+        failed(q, false, Set.of());
     }
 
     /** Counts the failed attempt and parks the pod, or backs it off; a pod changed or deleted meanwhile is not parked. */
-    private void failed(QueuedPod q, boolean untilTheClusterChanges) {
+    private void failed(QueuedPod q, boolean untilTheClusterChanges, Set<String> rejectedBy) {
         lock.lock();
         try {
             int attempts = q.attempts() + 1;
-            Long cycle = poppedIn.remove(q.key());
-            if (untilTheClusterChanges && cycle != null && moveRequestCycle >= cycle) {
+            Long after = poppedAfter.remove(q.key());
+            if (untilTheClusterChanges && after != null && changedMeanwhile(q.pod(), rejectedBy, after)) {
                 // the cluster changed while it was tried: back off and try again rather than wait for another change
                 untilTheClusterChanges = false;
             }
+            forgetChangesSeenByAll();
             QueuedPod current = byKey.get(q.key());
             if (current != q) {
-                changedWhileTried(current, attempts);
+                changedWhileTried(current, attempts, rejectedBy);
                 return;
             }
             Instant backoffUntil = clock.instant().plus(backoffAfter(attempts));
             if (untilTheClusterChanges) {
-                QueuedPod waiting = new QueuedPod(q.pod(), attempts, clock.instant(), backoffUntil);
+                QueuedPod waiting = new QueuedPod(q.pod(), attempts, clock.instant(), backoffUntil, rejectedBy);
                 byKey.put(q.key(), waiting);
                 unschedulable.put(q.key(), waiting);
             } else {
-                QueuedPod again = new QueuedPod(q.pod(), attempts, q.queuedAt(), backoffUntil);
+                QueuedPod again = new QueuedPod(q.pod(), attempts, q.queuedAt(), backoffUntil, rejectedBy);
                 byKey.put(q.key(), again);
                 backoff.add(again);
                 ready.signalAll();
@@ -227,19 +263,53 @@ public final class SchedulingQueue {
         }
     }
 
+    /** Whether a change since the pod was popped may let it fit, as the plugins that rejected it say. */
+    private boolean changedMeanwhile(Pod pod, Set<String> rejectedBy, long after) {
+        for (Change c : inFlight) {
+            if (c.seq() > after && (c.event() == null
+                    || hints.mayHelp(pod, rejectedBy, c.event(), c.before(), c.after()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops the changes made before every pod being tried now was popped. */
+    private void forgetChangesSeenByAll() {
+        long oldest = poppedAfter.values().stream().mapToLong(Long::longValue).min().orElse(changes);
+        while (!inFlight.isEmpty() && inFlight.peekFirst().seq() <= oldest) {
+            inFlight.pollFirst();
+        }
+    }
+
     /**
-     * Something changed that may let unschedulable pods fit (a node added or updated, a pod
-     * deleted): they go back, to backoffQ if their backoff has not ended, else to activeQ.
-     * Pods unschedulable for longer than five minutes go back on any call.
+     * Something changed that may let unschedulable pods fit, of no kind the hints know (or
+     * in tests): they all go back, to backoffQ if their backoff has not ended, else to
+     * activeQ.
      */
     public void clusterChanged() {
+        clusterChanged(null, null, null);
+    }
+
+    /**
+     * The cluster changed (the object before and after; null when added / deleted): the
+     * unschedulable pods whose rejecting plugins say it may help go back, to backoffQ if
+     * their backoff has not ended, else to activeQ; the rest keep waiting.
+     */
+    public void clusterChanged(ClusterEvent event, Object before, Object after) {
         lock.lock();
         try {
-            moveRequestCycle = schedulingCycle;
-            for (QueuedPod q : unschedulable.values()) {
-                requeue(q);
+            changes++;
+            if (!poppedAfter.isEmpty()) {
+                inFlight.addLast(new Change(changes, event, before, after));
             }
-            unschedulable.clear();
+            unschedulable.values().removeIf(q -> {
+                if (event == null || hints.mayHelp(q.pod(), q.rejectedBy(), event, before, after)) {
+                    requeue(q);
+                    return true;
+                }
+                return false;
+            });
         } finally {
             lock.unlock();
         }
@@ -286,11 +356,11 @@ public final class SchedulingQueue {
     }
 
     /** A pod deleted while it was tried is gone; one that changed is tried again as it is now. */
-    private void changedWhileTried(QueuedPod current, int attempts) {
+    private void changedWhileTried(QueuedPod current, int attempts, Set<String> rejectedBy) {
         if (current == null) {
             return;
         }
-        QueuedPod again = new QueuedPod(current.pod(), attempts, current.queuedAt(), clock.instant());
+        QueuedPod again = new QueuedPod(current.pod(), attempts, current.queuedAt(), clock.instant(), rejectedBy);
         byKey.put(again.key(), again);
         active.add(again);
         ready.signalAll();

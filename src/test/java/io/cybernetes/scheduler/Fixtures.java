@@ -62,10 +62,20 @@ public final class Fixtures {
             java.util.Map<String, io.fabric8.kubernetes.api.model.PersistentVolume> volumes) {
         return new io.cybernetes.scheduler.framework.Plugin.Handle() {
             @Override
-            public io.cybernetes.scheduler.framework.Status runFilters(Pod pod,
-                    java.util.List<io.cybernetes.scheduler.framework.NodeInfo> nodes,
+            public io.cybernetes.scheduler.framework.Status runFilters(
+                    io.cybernetes.scheduler.framework.CycleState state, Pod pod,
                     io.cybernetes.scheduler.framework.NodeInfo node) {
                 return io.cybernetes.scheduler.framework.Status.SUCCESS;
+            }
+
+            @Override
+            public void addPod(io.cybernetes.scheduler.framework.CycleState state, Pod pod, Pod added,
+                               io.cybernetes.scheduler.framework.NodeInfo node) {
+            }
+
+            @Override
+            public void removePod(io.cybernetes.scheduler.framework.CycleState state, Pod pod, Pod removed,
+                                  io.cybernetes.scheduler.framework.NodeInfo node) {
             }
 
             @Override

@@ -74,7 +74,9 @@ class SchedulerTest {
             assertThat(c.getReason()).isEqualTo("Unschedulable");
             assertThat(c.getMessage()).isEqualTo("0/1 nodes are available: 1 Insufficient cpu.");
         });
-        assertThat(client.actions).anyMatch(a -> a.startsWith("create Event"));
+        // the FailedScheduling event is written beside the loop
+        org.awaitility.Awaitility.await().untilAsserted(() ->
+                assertThat(List.copyOf(client.actions)).anyMatch(a -> a.startsWith("create Event")));
         assertThat(queue.depths().unschedulable()).isEqualTo(1);
         assertThat(s.lastDecision("ns/big")).get().extracting(Framework.Decision::scheduled).isEqualTo(false);
     }

@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler;
 
 import io.cybernetes.controller.TestClock;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.fabric8.kubernetes.api.model.Pod;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,7 +50,7 @@ class SchedulingQueueTest {
     void anUnschedulablePodWaitsForAChangeAndItsBackoff() throws Exception {
         queue.add(pod("p"));
         SchedulingQueue.QueuedPod tried = queue.pop(0);
-        queue.unschedulable(tried);
+        queue.unschedulable(tried, java.util.Set.of());
         assertThat(next()).as("nothing changed").isNull();
         assertThat(queue.depths()).isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
         queue.clusterChanged();
@@ -65,13 +66,13 @@ class SchedulingQueueTest {
         queue.add(pod("preemptor"));
         SchedulingQueue.QueuedPod tried = queue.pop(0);
         queue.clusterChanged();
-        queue.unschedulable(tried);
+        queue.unschedulable(tried, java.util.Set.of());
         assertThat(queue.depths()).as("backing off, not waiting for another change")
                 .isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
         clock.advance(Duration.ofSeconds(1));
         SchedulingQueue.QueuedPod second = queue.pop(0);
         assertThat(second.pod().getMetadata().getName()).isEqualTo("preemptor");
-        queue.unschedulable(second);
+        queue.unschedulable(second, java.util.Set.of());
         assertThat(queue.depths()).as("a change before this cycle began counts for nothing: it waits")
                 .isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
     }
@@ -79,7 +80,7 @@ class SchedulingQueueTest {
     @Test
     void unschedulablePodsGoBackAfterFiveMinutesAnyway() throws Exception {
         queue.add(pod("p"));
-        queue.unschedulable(queue.pop(0));
+        queue.unschedulable(queue.pop(0), java.util.Set.of());
         clock.advance(Duration.ofMinutes(4));
         queue.flushUnschedulable();
         assertThat(next()).isNull();
@@ -96,8 +97,8 @@ class SchedulingQueueTest {
         SchedulingQueue.QueuedPod changed = queue.pop(0);
         queue.delete(gone.pod());
         queue.update(pod("changed", "1", null).build());
-        queue.unschedulable(gone);
-        queue.unschedulable(changed);
+        queue.unschedulable(gone, java.util.Set.of());
+        queue.unschedulable(changed, java.util.Set.of());
         SchedulingQueue.QueuedPod again = queue.pop(0);
         assertThat(again.pod().getMetadata().getName()).isEqualTo("changed");
         assertThat(again.pod().getSpec().getContainers().get(0).getResources().getRequests()).containsKey("cpu");
@@ -108,7 +109,7 @@ class SchedulingQueueTest {
     @Test
     void anUpdatedUnschedulablePodIsTriedAgain() throws Exception {
         queue.add(pod("p"));
-        queue.unschedulable(queue.pop(0));
+        queue.unschedulable(queue.pop(0), java.util.Set.of());
         clock.advance(Duration.ofSeconds(2));
         queue.update(pod("p", "1", null).build());
         assertThat(next()).isEqualTo("p");
@@ -117,7 +118,7 @@ class SchedulingQueueTest {
     @Test
     void aStatusChangeAloneLeavesAnUnschedulablePodWaitingButKeepsTheNewStatus() throws Exception {
         queue.add(pod("p"));
-        queue.unschedulable(queue.pop(0));
+        queue.unschedulable(queue.pop(0), java.util.Set.of());
         clock.advance(Duration.ofSeconds(2));
         queue.update(new io.fabric8.kubernetes.api.model.PodBuilder(pod("p")).withNewStatus()
                 .withNominatedNodeName("n1").endStatus().build());
@@ -142,5 +143,47 @@ class SchedulingQueueTest {
         assertThat(q.pod().getMetadata().getName()).isEqualTo("late");
         queue.close();
         assertThat(queue.pop(5_000)).isNull();
+    }
+
+    /** Hints that say only a node deleted may help a pod NodeResourcesFit rejected. */
+    static final SchedulingQueue.Hints ONLY_NODE_DELETE = (pod, rejectedBy, event, before, after) ->
+            !rejectedBy.contains("NodeResourcesFit") || event == ClusterEvent.NODE_DELETE;
+
+    @Test
+    void anUnschedulablePodComesBackOnlyOnAChangeItsRejectingPluginSaysMayHelp() throws Exception {
+        SchedulingQueue hinted = new SchedulingQueue(clock, new io.cybernetes.scheduler.queuesort.PrioritySort(),
+                ONLY_NODE_DELETE);
+        hinted.add(pod("p"));
+        hinted.unschedulable(hinted.pop(0), java.util.Set.of("NodeResourcesFit"));
+        clock.advance(Duration.ofSeconds(2));
+        hinted.clusterChanged(ClusterEvent.NODE_ADD, null, Fixtures.node("n1"));
+        assertThat(hinted.depths()).as("a change that cannot help").isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+        hinted.clusterChanged(ClusterEvent.NODE_DELETE, Fixtures.node("n1"), null);
+        assertThat(hinted.depths()).isEqualTo(new SchedulingQueue.Depths(1, 0, 0));
+        hinted.add(pod("q"));
+        hinted.pop(0);
+        hinted.unschedulable(hinted.pop(0), java.util.Set.of());
+        hinted.clusterChanged(ClusterEvent.NODE_ADD, null, Fixtures.node("n2"));
+        assertThat(hinted.depths()).as("rejected by no plugin (an error): any change")
+                .isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
+    }
+
+    @Test
+    void aChangeWhileThePodIsTriedCountsOnlyWhenItsRejectingPluginSaysItMayHelp() throws Exception {
+        SchedulingQueue hinted = new SchedulingQueue(clock, new io.cybernetes.scheduler.queuesort.PrioritySort(),
+                ONLY_NODE_DELETE);
+        hinted.add(pod("p"));
+        SchedulingQueue.QueuedPod tried = hinted.pop(0);
+        hinted.clusterChanged(ClusterEvent.NODE_ADD, null, Fixtures.node("n1"));
+        hinted.unschedulable(tried, java.util.Set.of("NodeResourcesFit"));
+        assertThat(hinted.depths()).as("the node added meanwhile cannot help: it waits")
+                .isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+        hinted.clusterChanged(ClusterEvent.NODE_DELETE, Fixtures.node("n1"), null);
+        clock.advance(Duration.ofSeconds(2));
+        SchedulingQueue.QueuedPod again = hinted.pop(0);
+        hinted.clusterChanged(ClusterEvent.NODE_DELETE, Fixtures.node("n1"), null);
+        hinted.unschedulable(again, java.util.Set.of("NodeResourcesFit"));
+        assertThat(hinted.depths()).as("the node deleted meanwhile may help: back off and try again")
+                .isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
     }
 }

@@ -107,7 +107,7 @@ public final class DefaultPreemption implements Plugin.PostFilter {
                 counts.merge(NOT_HELPFUL, 1, Integer::sum);
                 continue;
             }
-            Optional<Candidate> c = selectVictims(pod, nodes, i, budgets, handle);
+            Optional<Candidate> c = selectVictims(state, pod, nodes.get(i), budgets, handle);
             if (c.isPresent()) {
                 candidates.add(c.get());
             } else {
@@ -144,22 +144,24 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     }
 
     /**
-     * The fewest pods of lower priority whose eviction lets the pod onto node {@code index},
-     * sparing first those a budget protects; empty when evicting all of them would not do
-     * (or there are none).
+     * The fewest pods of lower priority whose eviction lets the pod onto the node, sparing
+     * first those a budget protects; empty when evicting all of them would not do (or there
+     * are none). The cycle's PreFilter state is copied and told of each pod taken away and
+     * put back, as Kubernetes' dry run does, so that a node costs its own pods, not the cluster's.
      */
-    static Optional<Candidate> selectVictims(Pod pod, List<NodeInfo> nodes, int index, List<Budget> budgets,
+    static Optional<Candidate> selectVictims(CycleState cycle, Pod pod, NodeInfo node, List<Budget> budgets,
                                              Handle handle) {
-        NodeInfo node = nodes.get(index);
         int priority = Priorities.of(pod);
         List<Pod> lower = new ArrayList<>(node.pods().stream().filter(p -> Priorities.of(p) < priority).toList());
         if (lower.isEmpty()) {
             return Optional.empty();
         }
-        List<NodeInfo> changed = new ArrayList<>(nodes);
+        CycleState state = cycle.copy();
         NodeInfo current = node.without(lower);
-        changed.set(index, current);
-        if (!handle.runFilters(pod, changed, current).isSuccess()) {
+        for (Pod p : lower) {
+            handle.removePod(state, pod, p, current);
+        }
+        if (!handle.runFilters(state, pod, current).isSuccess()) {
             return Optional.empty();
         }
         lower.sort(MORE_IMPORTANT_FIRST);
@@ -171,12 +173,12 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         for (List<Pod> group : List.of(violating, allowed)) {
             for (Pod p : group) {
                 NodeInfo with = current.withPod(p);
-                changed.set(index, with);
-                if (handle.runFilters(pod, changed, with).isSuccess()) {
+                handle.addPod(state, pod, p, with);
+                if (handle.runFilters(state, pod, with).isSuccess()) {
                     current = with;
                 } else {
+                    handle.removePod(state, pod, p, current);
                     victims.add(p);
-                    changed.set(index, current);
                     if (group == violating) {
                         violations++;
                     }

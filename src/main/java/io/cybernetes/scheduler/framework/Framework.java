@@ -80,6 +80,34 @@ public final class Framework implements Plugin.Handle {
         return profile.queueSort();
     }
 
+    /**
+     * Whether the event may let a pod that {@code rejectedBy} (plugin names) found
+     * unschedulable fit: yes when no plugin is named (it failed otherwise), when one of them
+     * does not say which events help it, or when one registered the event and its hint says
+     * yes (a hint that fails says yes too, as in Kubernetes).
+     */
+    public boolean mayHelp(Pod pod, java.util.Set<String> rejectedBy, ClusterEvent event, Object before,
+                           Object after) {
+        if (rejectedBy.isEmpty()) {
+            return true;
+        }
+        for (String name : rejectedBy) {
+            Plugin plugin = profile.byName.get(name);
+            if (!(plugin instanceof Plugin.EnqueueExtensions e)) {
+                return true;
+            }
+            Plugin.QueueingHint hint = e.eventsToRegister().get(event);
+            try {
+                if (hint != null && hint.mayHelp(pod, before, after)) {
+                    return true;
+                }
+            } catch (RuntimeException failed) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
     private void forEach(int n, IntConsumer work) {
         if (n < PARALLEL_FROM) {
@@ -128,6 +156,17 @@ public final class Framework implements Plugin.Handle {
 
         public boolean scheduled() {
             return node != null;
+        }
+
+        /** The plugins that rejected the pod: the PreFilter that did, or every Filter that refused a node. */
+        public java.util.Set<String> rejectedBy() {
+            java.util.Set<String> plugins = new java.util.TreeSet<>();
+            if (preFilter != null && !preFilter.isSuccess()) {
+                plugins.add(preFilter.plugin());
+            }
+            filtered.values().forEach(s -> plugins.add(s.plugin()));
+            plugins.remove("");
+            return plugins;
         }
 
         /** Preemption found a node for the pod once the victims are gone. */
@@ -316,28 +355,46 @@ public final class Framework implements Plugin.Handle {
     }
 
     @Override
-    public Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node) {
-        CycleState state = new CycleState();
-        Status pre = preFilter(state, pod, nodes);
-        return pre.isSuccess() ? filter(state, pod, node) : pre;
+    public Status runFilters(CycleState state, Pod pod, NodeInfo node) {
+        return filter(state, pod, node);
+    }
+
+    @Override
+    public void addPod(CycleState state, Pod pod, Pod added, NodeInfo node) {
+        for (Plugin.PreFilterExtensions p : profile.preFilterExtensions) {
+            p.addPod(state, pod, added, node);
+        }
+    }
+
+    @Override
+    public void removePod(CycleState state, Pod pod, Pod removed, NodeInfo node) {
+        for (Plugin.PreFilterExtensions p : profile.preFilterExtensions) {
+            p.removePod(state, pod, removed, node);
+        }
     }
 
     /**
      * The node's verdict: with the pods nominated to it that are at least as important as
-     * this one counted in (when there are any), and without them — both must pass, as in
-     * Kubernetes, since a nominated pod may leave room or fail to come.
+     * this one counted in (when there are any; the PreFilter state told of them on a copy),
+     * and without them — both must pass, as in Kubernetes, since a nominated pod may leave
+     * room or fail to come.
      */
     private Status filter(CycleState state, Pod pod, NodeInfo node) {
         if (!node.nominatedPods().isEmpty()) {
             int priority = Priorities.of(pod);
             NodeInfo with = node;
+            CycleState withState = null;
             for (Pod n : node.nominatedPods()) {
                 if (Priorities.of(n) >= priority && !sameObject(n, pod)) {
+                    if (withState == null) {
+                        withState = state.copy();
+                    }
+                    addPod(withState, pod, n, with);
                     with = with.withPod(n);
                 }
             }
             if (with != node) {
-                Status s = runFilterPlugins(state, pod, with);
+                Status s = runFilterPlugins(withState, pod, with);
                 if (!s.isSuccess()) {
                     return s;
                 }

@@ -18,9 +18,55 @@ public interface Plugin {
         Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes);
     }
 
+    /**
+     * A PreFilter whose state depends on the pods already placed: told when a pod is added to
+     * a node or taken from it in thought (a pod nominated there, a preemption victim), it
+     * brings that state up to date instead of a new pass over every node — as Kubernetes'
+     * PreFilterExtensions (AddPod, RemovePod).
+     */
+    interface PreFilterExtensions extends PreFilter {
+        void addPod(CycleState state, Pod pod, Pod added, NodeInfo node);
+
+        void removePod(CycleState state, Pod pod, Pod removed, NodeInfo node);
+    }
+
     /** Whether the pod can run on the node. */
     interface Filter extends Plugin {
         Status filter(CycleState state, Pod pod, NodeInfo node);
+    }
+
+    /**
+     * Which cluster events can make a pod this plugin rejected schedulable, and for each a
+     * queueing hint that says whether this event does for this pod — as kube-scheduler's
+     * EnqueueExtensions with queueing hints. The scheduling queue brings an unschedulable
+     * pod back only when a plugin that rejected it says yes, so that a change that cannot
+     * help (a node too small, a pod of another app gone) leaves it waiting. A filtering
+     * plugin that does not implement this is taken to be helped by every event.
+     */
+    interface EnqueueExtensions extends Plugin {
+        java.util.Map<ClusterEvent, QueueingHint> eventsToRegister();
+    }
+
+    /** Whether a change (the object before and after it; null for added / deleted) may let the pod fit. */
+    @FunctionalInterface
+    interface QueueingHint {
+        QueueingHint ALWAYS = (pod, before, after) -> true;
+
+        boolean mayHelp(Pod pod, Object before, Object after);
+
+        /**
+         * For a node added or updated: the filter passes the pod on the node as it is now
+         * (without its pods) and did not before — a change that has nothing to do with
+         * what the filter looks at cannot help.
+         */
+        static QueueingHint nodeNowPasses(Filter filter) {
+            return (pod, before, after) -> passes(filter, pod, (io.fabric8.kubernetes.api.model.Node) after)
+                    && (before == null || !passes(filter, pod, (io.fabric8.kubernetes.api.model.Node) before));
+        }
+
+        private static boolean passes(Filter filter, Pod pod, io.fabric8.kubernetes.api.model.Node node) {
+            return filter.filter(new CycleState(), pod, NodeInfo.of(node, List.of())).isSuccess();
+        }
     }
 
     /** Orders the pods waiting to be scheduled: negative when {@code a} goes before {@code b}. */
@@ -37,8 +83,8 @@ public interface Plugin {
 
     /**
      * When no node passed the filters: what could make one pass (preemption). Gets the
-     * snapshot, every node's verdict and the framework, to run the filters again on nodes
-     * changed in thought.
+     * cycle state PreFilter left, the snapshot, every node's verdict and the framework, to
+     * run the filters again on nodes changed in thought.
      */
     interface PostFilter extends Plugin {
         PostFilterResult postFilter(CycleState state, Pod pod, List<NodeInfo> nodes, Map<String, Status> filtered,
@@ -64,10 +110,17 @@ public interface Plugin {
     /** What the framework offers its plugins. */
     interface Handle {
         /**
-         * Runs PreFilter over {@code nodes} (the snapshot with some nodes changed) and every
-         * Filter on {@code node}, as a scheduling cycle would.
+         * Runs every Filter on {@code node} with the pods nominated to it, as a scheduling
+         * cycle would, on {@code state}: the cycle's state, or a {@link CycleState#copy copy}
+         * changed by {@link #addPod}/{@link #removePod}.
          */
-        Status runFilters(Pod pod, List<NodeInfo> nodes, NodeInfo node);
+        Status runFilters(CycleState state, Pod pod, NodeInfo node);
+
+        /** Tells every {@link PreFilterExtensions} plugin that {@code added} runs on the node (in thought). */
+        void addPod(CycleState state, Pod pod, Pod added, NodeInfo node);
+
+        /** Tells every {@link PreFilterExtensions} plugin that {@code removed} left the node (in thought). */
+        void removePod(CycleState state, Pod pod, Pod removed, NodeInfo node);
 
         /** The cluster's PodDisruptionBudgets as the scheduler's informer holds them (none before it is given one). */
         List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> disruptionBudgets();

@@ -12,6 +12,7 @@ import java.util.Map;
 public final class Profile {
 
     final List<Plugin.PreFilter> preFilters = new ArrayList<>();
+    final List<Plugin.PreFilterExtensions> preFilterExtensions = new ArrayList<>();
     final List<Plugin.Filter> filters = new ArrayList<>();
     final List<Plugin.PostFilter> postFilters = new ArrayList<>();
     final List<Plugin.PreScore> preScores = new ArrayList<>();
@@ -19,10 +20,13 @@ public final class Profile {
     final List<Plugin.Reserve> reserves = new ArrayList<>();
     final List<Plugin.Bind> binds = new ArrayList<>();
     final List<Plugin.HandleAware> handleAware = new ArrayList<>();
+    /** Every plugin by name, for the queueing hints of the plugins that rejected a pod. */
+    final Map<String, Plugin> byName = new LinkedHashMap<>();
     private Plugin.QueueSort queueSort;
 
     /** Adds the plugin at every extension point it implements; {@code weight} counts for scoring. */
     public Profile add(Plugin plugin, long weight) {
+        byName.put(plugin.name(), plugin);
         if (plugin instanceof Plugin.QueueSort p) {
             if (queueSort != null) {
                 throw new IllegalArgumentException("a profile has one QueueSort plugin: " + queueSort.name()
@@ -32,6 +36,9 @@ public final class Profile {
         }
         if (plugin instanceof Plugin.PreFilter p) {
             preFilters.add(p);
+        }
+        if (plugin instanceof Plugin.PreFilterExtensions p) {
+            preFilterExtensions.add(p);
         }
         if (plugin instanceof Plugin.Filter p) {
             filters.add(p);

@@ -2,6 +2,7 @@ package io.cybernetes.scheduler.interpodaffinity;
 
 import io.cybernetes.api.Json;
 import io.cybernetes.api.LabelSelector;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -12,11 +13,9 @@ import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Pod affinity and anti-affinity by topology domain. Required affinity: the node's domain
@@ -26,9 +25,11 @@ import java.util.Set;
  * domain may have an anti-affinity term that selects the new pod. Preferred terms add
  * (affinity) or take away (anti-affinity) their weight per matching pod in the domain;
  * scores are normalised to 0..100. Terms select pods in the pod's own namespace unless
- * they name namespaces. Everything a node needs is counted once per pod, in PreFilter.
+ * they name namespaces. Everything a node needs is counted once per pod, in PreFilter, and
+ * kept up to date as pods are added or taken away in thought (nominated pods, preemption).
  */
-public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, Plugin.Score {
+public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugin.Filter, Plugin.Score,
+        Plugin.EnqueueExtensions {
 
     public static final String NAME = "InterPodAffinity";
     public static final String AFFINITY = "node(s) didn't match pod affinity rules";
@@ -36,13 +37,121 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
     public static final String EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules";
     private static final String KEY = NAME + "/domains";
 
-    /** Per term, the domains (topologyKey=value) that hold a pod it selects. */
-    private static final class Domains {
-        final List<Set<String>> affinity = new ArrayList<>();
-        final List<Boolean> affinityMatchesNothing = new ArrayList<>();
-        final List<Set<String>> antiAffinity = new ArrayList<>();
-        final Set<String> existingAntiAffinity = new HashSet<>();
-        final Map<String, Long> preferred = new HashMap<>();
+    /**
+     * Per required term of the pod, how many pods it selects in each domain
+     * (topologyKey=value) and anywhere; how many terms of placed pods' required
+     * anti-affinity select the pod, per domain; and the preferred terms' weights per domain
+     * (for scoring). The counts change as pods are added or taken away in thought.
+     */
+    private static final class Domains implements CycleState.StateData {
+        final List<PodAffinityTerm> affinityTerms;
+        final List<LabelSelector> affinitySelectors;
+        final List<PodAffinityTerm> antiTerms;
+        final List<LabelSelector> antiSelectors;
+        final boolean[] selfMatch;
+        final List<Map<String, Integer>> affinity = new ArrayList<>();
+        final int[] affinityMatched;
+        final List<Map<String, Integer>> antiAffinity = new ArrayList<>();
+        final Map<String, Integer> existingAntiAffinity;
+        final Map<String, Long> preferred;
+
+        Domains(Pod pod) {
+            affinityTerms = required(pod, false);
+            affinitySelectors = affinityTerms.stream().map(InterPodAffinity::selector).toList();
+            antiTerms = required(pod, true);
+            antiSelectors = antiTerms.stream().map(InterPodAffinity::selector).toList();
+            selfMatch = new boolean[affinityTerms.size()];
+            for (int i = 0; i < affinityTerms.size(); i++) {
+                selfMatch[i] = selects(affinityTerms.get(i), affinitySelectors.get(i), pod, pod);
+                affinity.add(new HashMap<>());
+            }
+            affinityMatched = new int[affinityTerms.size()];
+            antiTerms.forEach(t -> antiAffinity.add(new HashMap<>()));
+            existingAntiAffinity = new HashMap<>();
+            preferred = new HashMap<>();
+        }
+
+        private Domains(Domains d) {
+            affinityTerms = d.affinityTerms;
+            affinitySelectors = d.affinitySelectors;
+            antiTerms = d.antiTerms;
+            antiSelectors = d.antiSelectors;
+            selfMatch = d.selfMatch;
+            d.affinity.forEach(m -> affinity.add(new HashMap<>(m)));
+            affinityMatched = d.affinityMatched.clone();
+            d.antiAffinity.forEach(m -> antiAffinity.add(new HashMap<>(m)));
+            existingAntiAffinity = new HashMap<>(d.existingAntiAffinity);
+            preferred = d.preferred; // read by scoring, which never runs on a changed state
+        }
+
+        @Override
+        public Domains copy() {
+            return new Domains(this);
+        }
+
+        boolean hasTerms() {
+            return !affinityTerms.isEmpty() || !antiTerms.isEmpty();
+        }
+
+        /** Counts {@code other}, on node {@code n}, in or out ({@code delta} 1 or -1) of the pod's own terms. */
+        void countTerms(Pod pod, Pod other, NodeInfo n, int delta) {
+            for (int i = 0; i < affinityTerms.size(); i++) {
+                PodAffinityTerm t = affinityTerms.get(i);
+                if (selects(t, affinitySelectors.get(i), pod, other)) {
+                    affinityMatched[i] += delta;
+                    add(affinity.get(i), domain(n, t.getTopologyKey()), delta);
+                }
+            }
+            for (int i = 0; i < antiTerms.size(); i++) {
+                PodAffinityTerm t = antiTerms.get(i);
+                if (selects(t, antiSelectors.get(i), pod, other)) {
+                    add(antiAffinity.get(i), domain(n, t.getTopologyKey()), delta);
+                }
+            }
+        }
+
+        /** Counts in or out the terms of {@code other}'s required anti-affinity that select the pod. */
+        void countExisting(Pod pod, Pod other, NodeInfo n, int delta) {
+            for (PodAffinityTerm t : required(other, true)) {
+                if (selects(t, selector(t), other, pod)) {
+                    add(existingAntiAffinity, domain(n, t.getTopologyKey()), delta);
+                }
+            }
+        }
+
+        private static void add(Map<String, Integer> counts, String domain, int delta) {
+            if (domain != null) {
+                counts.merge(domain, delta, (a, b) -> a + b == 0 ? null : a + b);
+            }
+        }
+    }
+
+    /**
+     * A pod placed helps when it matches every required affinity term (one pod must satisfy
+     * them all); a pod changed when it came to match them, or stopped matching every
+     * anti-affinity term; a pod deleted when it matched the anti-affinity terms, or its own
+     * anti-affinity kept the pod away. A node added or relabelled may open a domain.
+     */
+    private static final java.util.Map<ClusterEvent, QueueingHint> EVENTS = java.util.Map.of(
+            ClusterEvent.ASSIGNED_POD_ADD, (pod, before, after) -> matchesAll(pod, required(pod, false), (Pod) after),
+            ClusterEvent.ASSIGNED_POD_UPDATE, (pod, before, after) ->
+                    !matchesAll(pod, required(pod, false), (Pod) before) && matchesAll(pod, required(pod, false), (Pod) after)
+                    || matchesAll(pod, required(pod, true), (Pod) before) && !matchesAll(pod, required(pod, true), (Pod) after),
+            ClusterEvent.ASSIGNED_POD_DELETE, (pod, before, after) -> matchesAll(pod, required(pod, true), (Pod) before)
+                    || required((Pod) before, true).stream().anyMatch(t -> selects(t, (Pod) before, pod)),
+            ClusterEvent.NODE_ADD, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_UPDATE, (pod, before, after) -> !Objects.equals(
+                    ((io.fabric8.kubernetes.api.model.Node) before).getMetadata().getLabels(),
+                    ((io.fabric8.kubernetes.api.model.Node) after).getMetadata().getLabels()));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return EVENTS;
+    }
+
+    /** Whether {@code other} is selected by every one of the pod's terms (and there is one). */
+    private static boolean matchesAll(Pod pod, List<PodAffinityTerm> terms, Pod other) {
+        return !terms.isEmpty() && terms.stream().allMatch(t -> selects(t, pod, other));
     }
 
     @Override
@@ -72,17 +181,24 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
         return Objects.requireNonNullElse(terms, List.of());
     }
 
+    /** The term's label selector, parsed; null when the term has none (it selects nothing). */
+    private static LabelSelector selector(PodAffinityTerm term) {
+        return term.getLabelSelector() == null ? null : LabelSelector.fromObject(Json.toTree(term.getLabelSelector()));
+    }
+
     /** Whether the term of {@code owner} selects {@code other}. */
     static boolean selects(PodAffinityTerm term, Pod owner, Pod other) {
+        return selects(term, selector(term), owner, other);
+    }
+
+    private static boolean selects(PodAffinityTerm term, LabelSelector selector, Pod owner, Pod other) {
         List<String> namespaces = term.getNamespaces() == null || term.getNamespaces().isEmpty()
                 ? List.of(Objects.requireNonNullElse(owner.getMetadata().getNamespace(), ""))
                 : term.getNamespaces();
-        if (!namespaces.contains(other.getMetadata().getNamespace())) {
+        if (selector == null || !namespaces.contains(other.getMetadata().getNamespace())) {
             return false;
         }
-        LabelSelector selector = LabelSelector.fromObject(Json.toTree(term.getLabelSelector()));
-        return term.getLabelSelector() != null
-                && selector.matches(Objects.requireNonNullElse(other.getMetadata().getLabels(), Map.of()));
+        return selector.matches(Objects.requireNonNullElse(other.getMetadata().getLabels(), Map.of()));
     }
 
     private static String domain(NodeInfo node, String topologyKey) {
@@ -93,57 +209,42 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
 
     @Override
     public Status preFilter(CycleState state, Pod pod, List<NodeInfo> nodes) {
-        Domains d = new Domains();
-        List<PodAffinityTerm> affinity = required(pod, false);
-        List<PodAffinityTerm> anti = required(pod, true);
-        for (PodAffinityTerm t : affinity) {
-            Set<String> domains = new HashSet<>();
-            boolean any = false;
-            for (NodeInfo n : nodes) {
-                for (Pod other : n.pods()) {
-                    if (selects(t, pod, other)) {
-                        any = true;
-                        String dom = domain(n, t.getTopologyKey());
-                        if (dom != null) {
-                            domains.add(dom);
-                        }
-                    }
-                }
-            }
-            d.affinity.add(domains);
-            d.affinityMatchesNothing.add(!any && selects(t, pod, pod));
-        }
-        for (PodAffinityTerm t : anti) {
-            Set<String> domains = new HashSet<>();
-            for (NodeInfo n : nodes) {
-                String dom = domain(n, t.getTopologyKey());
-                if (dom != null && n.pods().stream().anyMatch(other -> selects(t, pod, other))) {
-                    domains.add(dom);
-                }
-            }
-            d.antiAffinity.add(domains);
-        }
+        Domains d = new Domains(pod);
+        boolean terms = d.hasTerms();
         boolean prefers = !preferred(pod, false).isEmpty() || !preferred(pod, true).isEmpty();
         for (NodeInfo n : nodes) {
-            if (n.podsWithRequiredAntiAffinity().isEmpty() && !prefers) {
-                continue;
-            }
-            for (Pod other : n.podsWithRequiredAntiAffinity()) {
-                for (PodAffinityTerm t : required(other, true)) {
-                    String dom = domain(n, t.getTopologyKey());
-                    if (dom != null && selects(t, other, pod)) {
-                        d.existingAntiAffinity.add(dom);
+            if (terms || prefers) {
+                for (Pod other : n.pods()) {
+                    if (terms) {
+                        d.countTerms(pod, other, n, 1);
+                    }
+                    if (prefers) {
+                        preferTowards(d, pod, other, n);
                     }
                 }
             }
-            if (prefers) {
-                for (Pod other : n.pods()) {
-                    preferTowards(d, pod, other, n);
-                }
+            for (Pod other : n.podsWithRequiredAntiAffinity()) {
+                d.countExisting(pod, other, n, 1);
             }
         }
         state.write(KEY, d);
         return Status.SUCCESS;
+    }
+
+    @Override
+    public void addPod(CycleState state, Pod pod, Pod added, NodeInfo node) {
+        state.read(KEY, Domains.class).ifPresent(d -> {
+            d.countTerms(pod, added, node, 1);
+            d.countExisting(pod, added, node, 1);
+        });
+    }
+
+    @Override
+    public void removePod(CycleState state, Pod pod, Pod removed, NodeInfo node) {
+        state.read(KEY, Domains.class).ifPresent(d -> {
+            d.countTerms(pod, removed, node, -1);
+            d.countExisting(pod, removed, node, -1);
+        });
     }
 
     /** Adds the preferred terms' weights to the domains the other pod is in. */
@@ -166,18 +267,17 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
         if (d == null) {
             return Status.SUCCESS;
         }
-        List<PodAffinityTerm> affinity = required(pod, false);
-        for (int i = 0; i < affinity.size(); i++) {
-            String dom = domain(node, affinity.get(i).getTopologyKey());
-            boolean ok = dom != null && (d.affinity.get(i).contains(dom) || d.affinityMatchesNothing.get(i));
+        for (int i = 0; i < d.affinityTerms.size(); i++) {
+            String dom = domain(node, d.affinityTerms.get(i).getTopologyKey());
+            boolean firstOfItsGroup = d.affinityMatched[i] == 0 && d.selfMatch[i];
+            boolean ok = dom != null && (d.affinity.get(i).containsKey(dom) || firstOfItsGroup);
             if (!ok) {
                 return Status.unresolvable(AFFINITY);
             }
         }
-        List<PodAffinityTerm> anti = required(pod, true);
-        for (int i = 0; i < anti.size(); i++) {
-            String dom = domain(node, anti.get(i).getTopologyKey());
-            if (dom != null && d.antiAffinity.get(i).contains(dom)) {
+        for (int i = 0; i < d.antiTerms.size(); i++) {
+            String dom = domain(node, d.antiTerms.get(i).getTopologyKey());
+            if (dom != null && d.antiAffinity.get(i).containsKey(dom)) {
                 return Status.unschedulable(ANTI_AFFINITY);
             }
         }
@@ -186,7 +286,7 @@ public final class InterPodAffinity implements Plugin.PreFilter, Plugin.Filter, 
         }
         Map<String, String> labels = Objects.requireNonNullElse(node.node().getMetadata().getLabels(), Map.of());
         for (Map.Entry<String, String> l : labels.entrySet()) {
-            if (d.existingAntiAffinity.contains(l.getKey() + "=" + l.getValue())) {
+            if (d.existingAntiAffinity.containsKey(l.getKey() + "=" + l.getValue())) {
                 return Status.unschedulable(EXISTING_ANTI_AFFINITY);
             }
         }

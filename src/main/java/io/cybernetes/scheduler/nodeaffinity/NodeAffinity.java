@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler.nodeaffinity;
 
 import io.cybernetes.api.NodeSelectors;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -17,7 +18,7 @@ import java.util.Objects;
  * {@code metadata.name} through matchFields); the weights of the preferred terms a node
  * matches make its score, normalized to 0..100.
  */
-public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
+public final class NodeAffinity implements Plugin.Filter, Plugin.Score, Plugin.EnqueueExtensions {
 
     public static final String NAME = "NodeAffinity";
     public static final String REASON = "node(s) didn't match Pod's node affinity/selector";
@@ -25,6 +26,16 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** A node added or relabelled that the pod's node rules now match can help. */
+    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
+            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
+            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return events;
     }
 
     @Override

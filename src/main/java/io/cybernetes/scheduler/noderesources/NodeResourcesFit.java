@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler.noderesources;
 
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -17,7 +18,8 @@ import java.util.Map;
  * nodes (spreading), MostAllocated the fullest (bin packing), weighing cpu and memory
  * alike, on the pods' requests with cpu and memory never counted as zero.
  */
-public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, Plugin.Score {
+public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, Plugin.Score,
+        Plugin.EnqueueExtensions {
 
     public static final String NAME = "NodeResourcesFit";
     private static final String KEY = NAME + "/requests";
@@ -36,6 +38,38 @@ public final class NodeResourcesFit implements Plugin.PreFilter, Plugin.Filter, 
     @Override
     public String name() {
         return NAME;
+    }
+
+    /**
+     * A pod deleted from a node leaves room (a pod slot at least, as Kubernetes counts it); a
+     * node added helps when the pod fits its allocatable (its pods aside), a node changed
+     * when it does and the change gave more of something the pod asks for.
+     */
+    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
+            ClusterEvent.ASSIGNED_POD_DELETE, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
+            ClusterEvent.NODE_UPDATE, (pod, before, after) -> QueueingHint.nodeNowPasses(this).mayHelp(pod, null, after)
+                    && moreOfWhatItNeeds(pod, (io.fabric8.kubernetes.api.model.Node) before,
+                    (io.fabric8.kubernetes.api.model.Node) after));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return events;
+    }
+
+    private static boolean moreOfWhatItNeeds(Pod pod, io.fabric8.kubernetes.api.model.Node before,
+                                             io.fabric8.kubernetes.api.model.Node after) {
+        Resources was = NodeInfo.of(before, List.of()).allocatable();
+        Resources is = NodeInfo.of(after, List.of()).allocatable();
+        if (is.get("pods") > was.get("pods")) {
+            return true;
+        }
+        for (Map.Entry<String, Long> r : Resources.requestedBy(pod).amounts().entrySet()) {
+            if (r.getValue() > 0 && is.get(r.getKey()) > was.get(r.getKey())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler.nodeunschedulable;
 
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -9,7 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 
 /** A cordoned node ({@code spec.unschedulable}) takes only pods that tolerate {@code node.kubernetes.io/unschedulable}. */
-public final class NodeUnschedulable implements Plugin.Filter {
+public final class NodeUnschedulable implements Plugin.Filter, Plugin.EnqueueExtensions {
 
     public static final String NAME = "NodeUnschedulable";
     public static final String REASON = "node(s) were unschedulable";
@@ -17,6 +18,16 @@ public final class NodeUnschedulable implements Plugin.Filter {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** A node added uncordoned, or uncordoned, can help. */
+    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
+            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
+            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return events;
     }
 
     @Override

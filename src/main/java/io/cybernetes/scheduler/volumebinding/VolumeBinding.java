@@ -1,6 +1,7 @@
 package io.cybernetes.scheduler.volumebinding;
 
 import io.cybernetes.api.NodeSelectors;
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.ClusterVolumes;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
@@ -23,7 +24,8 @@ import java.util.Objects;
  * words. A claim of a WaitForFirstConsumer class does not hold the pod: the persistent
  * volume controller binds it on the node the pod is placed on.
  */
-public final class VolumeBinding implements Plugin.PreFilter, Plugin.Filter, Plugin.HandleAware {
+public final class VolumeBinding implements Plugin.PreFilter, Plugin.Filter, Plugin.HandleAware,
+        Plugin.EnqueueExtensions {
 
     public static final String NAME = "VolumeBinding";
     public static final String UNBOUND = "pod has unbound immediate PersistentVolumeClaims";
@@ -31,6 +33,21 @@ public final class VolumeBinding implements Plugin.PreFilter, Plugin.Filter, Plu
     private static final String VOLUMES = NAME + "/volumes";
 
     private volatile Handle handle;
+
+    /** Claims, volumes and classes that come or change, and nodes added or relabelled, can help. */
+    private static final java.util.Map<ClusterEvent, QueueingHint> EVENTS = java.util.Map.of(
+            ClusterEvent.PVC_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.PV_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.STORAGE_CLASS_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_ADD, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_UPDATE, (pod, before, after) -> !java.util.Objects.equals(
+                    ((io.fabric8.kubernetes.api.model.Node) before).getMetadata().getLabels(),
+                    ((io.fabric8.kubernetes.api.model.Node) after).getMetadata().getLabels()));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return EVENTS;
+    }
 
     @Override
     public String name() {

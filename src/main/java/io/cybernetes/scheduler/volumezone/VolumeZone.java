@@ -1,5 +1,6 @@
 package io.cybernetes.scheduler.volumezone;
 
+import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.ClusterVolumes;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
@@ -24,7 +25,8 @@ import java.util.Set;
  * one of them. Nodes without zone or region labels pass; claims not yet bound are
  * VolumeBinding's to judge.
  */
-public final class VolumeZone implements Plugin.PreFilter, Plugin.Filter, Plugin.HandleAware {
+public final class VolumeZone implements Plugin.PreFilter, Plugin.Filter, Plugin.HandleAware,
+        Plugin.EnqueueExtensions {
 
     public static final String NAME = "VolumeZone";
     public static final String CONFLICT = "node(s) had no available volume zone";
@@ -37,6 +39,21 @@ public final class VolumeZone implements Plugin.PreFilter, Plugin.Filter, Plugin
             REGION, REGION);
 
     private volatile Handle handle;
+
+    /** Claims, volumes and classes that come or change, and nodes added or relabelled, can help. */
+    private static final java.util.Map<ClusterEvent, QueueingHint> EVENTS = java.util.Map.of(
+            ClusterEvent.PVC_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.PV_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.STORAGE_CLASS_CHANGE, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_ADD, QueueingHint.ALWAYS,
+            ClusterEvent.NODE_UPDATE, (pod, before, after) -> !java.util.Objects.equals(
+                    ((io.fabric8.kubernetes.api.model.Node) before).getMetadata().getLabels(),
+                    ((io.fabric8.kubernetes.api.model.Node) after).getMetadata().getLabels()));
+
+    @Override
+    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+        return EVENTS;
+    }
 
     @Override
     public String name() {

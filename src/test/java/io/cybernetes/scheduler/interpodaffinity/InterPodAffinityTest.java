@@ -123,4 +123,59 @@ class InterPodAffinityTest {
         assertThat(scores).containsEntry("near-cache", 100L).containsEntry("noisy", 0L);
         assertThat(scores.get("plain")).isBetween(1L, 99L);
     }
+
+    @Test
+    void podsAddedAndTakenAwayInThoughtChangeTheVerdictOnACopyOnly() {
+        Pod web = pod("web-2", null, null).editMetadata().addToLabels("app", "web").endMetadata().editSpec()
+                .withNewAffinity().withNewPodAntiAffinity().withRequiredDuringSchedulingIgnoredDuringExecution(
+                        term("web", "kubernetes.io/hostname")).endPodAntiAffinity().endAffinity().endSpec().build();
+        Pod web1 = labelled("web-1", "web");
+        NodeInfo n1 = node("n1", "a", web1);
+        NodeInfo n2 = node("n2", "a");
+        InterPodAffinity plugin = new InterPodAffinity();
+        CycleState state = new CycleState();
+        plugin.preFilter(state, web, List.of(n1, n2));
+        CycleState copy = state.copy();
+        plugin.removePod(copy, web, web1, n1);
+        assertThat(plugin.filter(copy, web, n1).isSuccess()).as("web-1 gone from n1").isTrue();
+        assertThat(plugin.filter(state, web, n1).reasons()).as("the cycle's own state is untouched")
+                .containsExactly(InterPodAffinity.ANTI_AFFINITY);
+        plugin.addPod(copy, web, web1, n2);
+        assertThat(plugin.filter(copy, web, n2).reasons()).containsExactly(InterPodAffinity.ANTI_AFFINITY);
+        assertThat(plugin.filter(copy, web, n1).isSuccess()).isTrue();
+    }
+
+    @Test
+    void aPlacedPodsAntiAffinityTakenAwayInThoughtNoLongerKeepsThePodOff() {
+        Pod guard = pod("guard", null, null).editSpec().withNewAffinity().withNewPodAntiAffinity()
+                .withRequiredDuringSchedulingIgnoredDuringExecution(term("web", "zone")).endPodAntiAffinity()
+                .endAffinity().endSpec().build();
+        NodeInfo n1 = node("n1", "a", guard);
+        Pod web = labelled("web", "web");
+        InterPodAffinity plugin = new InterPodAffinity();
+        CycleState state = new CycleState();
+        plugin.preFilter(state, web, List.of(n1));
+        assertThat(plugin.filter(state, web, n1).reasons()).containsExactly(InterPodAffinity.EXISTING_ANTI_AFFINITY);
+        plugin.removePod(state, web, guard, n1);
+        assertThat(plugin.filter(state, web, n1).isSuccess()).isTrue();
+    }
+
+    @Test
+    void takingAwayTheOnlyPodAnAffinityTermSelectsLeavesNoDomainForIt() {
+        Pod app = pod("app", null, null).editSpec().withNewAffinity().withNewPodAffinity()
+                .withRequiredDuringSchedulingIgnoredDuringExecution(term("db", "zone")).endPodAffinity().endAffinity()
+                .endSpec().build();
+        Pod db = labelled("db", "db");
+        NodeInfo n1 = node("n1", "a", db);
+        NodeInfo n2 = node("n2", "a");
+        InterPodAffinity plugin = new InterPodAffinity();
+        CycleState state = new CycleState();
+        plugin.preFilter(state, app, List.of(n1, n2));
+        assertThat(plugin.filter(state, app, n2).isSuccess()).as("db is in zone a").isTrue();
+        plugin.removePod(state, app, db, n1);
+        assertThat(plugin.filter(state, app, n2).reasons()).as("and the app does not match its own term")
+                .containsExactly(InterPodAffinity.AFFINITY);
+        plugin.addPod(state, app, db, n1);
+        assertThat(plugin.filter(state, app, n2).isSuccess()).isTrue();
+    }
 }

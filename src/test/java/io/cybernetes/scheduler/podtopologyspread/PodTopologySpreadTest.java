@@ -120,4 +120,28 @@ class PodTopologySpreadTest {
         assertThat(scores).containsEntry("nc", 100L).containsEntry("na", 0L);
         assertThat(scores.get("nb")).isBetween(1L, 99L);
     }
+
+    @Test
+    void podsAddedAndTakenAwayInThoughtMoveTheCountsAndTheSmallestDomain() {
+        NodeInfo a = zoneNode("na", "a", 2);
+        NodeInfo b = zoneNode("nb", "b", 1);
+        List<NodeInfo> nodes = List.of(a, b);
+        PodTopologySpread plugin = new PodTopologySpread();
+        Pod pod = spread("new", 1, "DoNotSchedule");
+        CycleState state = new CycleState();
+        plugin.preFilter(state, pod, nodes);
+        assertThat(plugin.filter(state, pod, a).isSuccess()).as("a: 2 + 1 - 1 > 1").isFalse();
+        CycleState copy = state.copy();
+        plugin.removePod(copy, pod, a.pods().get(0), a);
+        assertThat(plugin.filter(copy, pod, a).isSuccess()).as("a: 1 + 1 - 1").isTrue();
+        assertThat(plugin.filter(state, pod, a).isSuccess()).as("the cycle's own state is untouched").isFalse();
+        plugin.addPod(copy, pod, a.pods().get(0), b);
+        assertThat(plugin.filter(copy, pod, b).isSuccess()).as("b: 2 + 1 - 1 > 1").isFalse();
+        plugin.addPod(copy, pod, b.pods().get(0), a);
+        assertThat(plugin.filter(copy, pod, a).isSuccess()).as("a and b hold 2 each: the smallest is 2 now").isTrue();
+        Pod other = pod("other-app", null, null).editMetadata().addToLabels("app", "db").endMetadata().build();
+        plugin.addPod(copy, pod, other, a);
+        plugin.addPod(copy, pod, other, a);
+        assertThat(plugin.filter(copy, pod, a).isSuccess()).as("pods the selector does not match do not count").isTrue();
+    }
 }
