@@ -173,4 +173,32 @@ class SlowClientsTest extends ApiTestSupport {
                 + "\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
         assertThat(statusLine(s)).isEqualTo("HTTP/1.1 413 Request Entity Too Large");
     }
+
+    @Test
+    void aBodyThatArrivesInPiecesIsServedWholeAsOneThatCameWithItsHeaders() throws Exception {
+        assertThat(createNamespace(NS).code()).isIn(201, 409);
+        for (boolean inPieces : new boolean[] {true, false}) {
+            String name = inPieces ? "in-pieces" : "at-once";
+            byte[] body = ("{\"metadata\":{\"name\":\"" + name + "\"},\"data\":{\"k\":\"" + "v".repeat(5000)
+                    + "\"}}").getBytes(StandardCharsets.UTF_8);
+            Socket s = new Socket("127.0.0.1", endpoints.httpPort());
+            sockets.add(s);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /api/v1/namespaces/" + NS + "/configmaps HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\nAuthorization: Bearer "
+                    + token() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            if (inPieces) {
+                out.write(body, 0, 100);
+                out.flush();
+                Thread.sleep(300); // the first piece is taken at once, the rest read as it comes
+                out.write(body, 100, body.length - 100);
+            } else {
+                out.write(body);
+            }
+            out.flush();
+            assertThat(statusLine(s)).as(name).isEqualTo("HTTP/1.1 201 Created");
+            assertThat(get("/api/v1/namespaces/" + NS + "/configmaps/" + name).json().path("data").path("k")
+                    .asString()).hasSize(5000);
+        }
+    }
 }

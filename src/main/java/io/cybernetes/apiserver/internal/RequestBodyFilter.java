@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * before a byte of its body is read) and before the in-flight limit: the container
  * reads the body in non-blocking mode, no thread waits between its packets, and only
  * once the whole body is in memory is the request dispatched again, now holding a
- * thread, to be served from that buffer. A body larger than the limit is refused with
+ * thread, to be served from that buffer. A body that arrived whole with the headers (the
+ * usual small one) is taken at once and served on the first dispatch. A body larger than the limit is refused with
  * 413 as soon as that is known; one that takes longer than the request timeout to arrive
  * is answered 504, as kube-apiserver's timeout does.
  */
@@ -77,6 +78,12 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
             refuse(response, ApiException.entityTooLarge(maxRequestBytes));
             return;
         }
+        ByteArrayOutputStream arrived = new ByteArrayOutputStream((int) Math.min(Math.max(length, 1024), 65536));
+        if (!chunked && takeWhatHasArrived(request.getInputStream(), arrived, length)) {
+            // the whole body came with the headers, as a small one does: served on this dispatch
+            chain.doFilter(new BufferedBody(request, arrived.toByteArray()), response);
+            return;
+        }
         AsyncContext async = request.startAsync();
         async.setTimeout(timeout.toMillis());
         request.setAttribute(READING_ATTRIBUTE, Boolean.TRUE);
@@ -105,8 +112,24 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
             }
         });
         ServletInputStream in = request.getInputStream();
-        in.setReadListener(new Collector(request, response, async, in, finished,
-                new ByteArrayOutputStream((int) Math.min(Math.max(length, 1024), 65536))));
+        in.setReadListener(new Collector(request, response, async, in, finished, arrived));
+    }
+
+    /**
+     * Reads as much of the body as the container holds already, never waiting for the
+     * network; true when that was all of it ({@code length} bytes).
+     */
+    private static boolean takeWhatHasArrived(ServletInputStream in, ByteArrayOutputStream into, long length)
+            throws IOException {
+        byte[] buf = new byte[(int) Math.min(length, 8192)];
+        while (into.size() < length && in.available() > 0) {
+            int n = in.read(buf, 0, (int) Math.min(buf.length, length - into.size()));
+            if (n < 0) {
+                break;
+            }
+            into.write(buf, 0, n);
+        }
+        return into.size() == length;
     }
 
     /** A refusal sent before the body was read: the connection is not kept, so the body need not be either. */
