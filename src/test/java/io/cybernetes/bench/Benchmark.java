@@ -246,8 +246,8 @@ public final class Benchmark {
         Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
 
         System.out.println();
-        System.out.println("| what | ops/s | p50 ms | p99 ms |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
         raw.print("raw JDBC insert, one transaction each");
         rawCounter.print("raw JDBC insert + shared counter row update, one transaction each");
         storeAlone.print("store create (group commit), no HTTP");
@@ -297,8 +297,8 @@ public final class Benchmark {
         etcdWatch.print("etcd watch delivery (its HTTP gateway, one member)", watchers, rate, (int) RUN.toSeconds());
         System.out.println();
         System.out.printf(Locale.ROOT, "%d clients, 1 KiB values, %ds per run, %s%n%n", CLIENTS, RUN.toSeconds(), db);
-        System.out.println("| what | ops/s | p50 ms | p99 ms |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
         raw.print("raw JDBC insert, one transaction each");
         storeAlone.print("store create (group commit), no HTTP");
         api.print("API create over HTTPS (1 KiB ConfigMap)");
@@ -369,8 +369,8 @@ public final class Benchmark {
         Result crs = loadCount("custom resources", count, i -> create(widgets, widget("c" + i)));
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d creates of each, %d clients%n%n", count, CLIENTS);
-        System.out.println("| what | ops/s | p50 ms | p99 ms |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
         configMaps.print("API create over HTTPS (1 KiB ConfigMap)");
         crs.print("API create over HTTPS (1 KiB custom resource, 10 fields, 1 CEL rule)");
         System.out.printf(Locale.ROOT, "%ncustom resource / ConfigMap rate = %.2f%n", crs.rate() / configMaps.rate());
@@ -421,8 +421,8 @@ public final class Benchmark {
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d ConfigMaps and %,d Deployments each way, %d clients%n%n", count,
                 deploymentCount, CLIENTS);
-        System.out.println("| what | ops/s | p50 ms | p99 ms |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
         cmUpdate.print("ConfigMap (1 KiB) created by update (POST)");
         cmApply.print("ConfigMap (1 KiB) created by server-side apply");
         cmReapply.print("ConfigMap (1 KiB) applied again unchanged (no write)");

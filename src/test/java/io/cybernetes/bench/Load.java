@@ -19,11 +19,26 @@ final class Load {
         void run(long i) throws Exception;
     }
 
-    /** The rate over the whole run and the latencies of its operations (ms). */
-    record Result(double rate, double p50, double p99, long count) {
+    /**
+     * The rate over the whole run, the latencies of its operations (ms), and the process's
+     * CPU time per operation (µs; server and load generator together, since they share the
+     * JVM) — the figure that tells what the operation costs when the machine's share of
+     * CPU varies from run to run: at most cores × 10⁶ / cpuMicros of them fit in a second.
+     */
+    record Result(double rate, double p50, double p99, long count, double cpuMicros) {
         void print(String what) {
-            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f |%n", what, rate, p50, p99);
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %,.0f |%n", what, rate, p50, p99, cpuMicros);
         }
+    }
+
+    /** The header of the table {@link Result#print} writes rows of. */
+    static final String HEADER = "| what | ops/s | p50 ms | p99 ms | CPU µs/op |";
+    static final String RULE = "|---|---:|---:|---:|---:|";
+
+    /** The CPU time this process has used so far, in nanoseconds. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private Load() {
@@ -45,6 +60,7 @@ final class Load {
         AtomicLong seq = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(clients);
         long start = System.nanoTime();
+        long cpu0 = processCpuNanos();
         List<Future<long[]>> futures = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             futures.add(pool.submit(() -> {
@@ -67,9 +83,10 @@ final class Load {
                 all.add(f.get());
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuMicros = (processCpuNanos() - cpu0) / 1e3;
             long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
             return new Result(merged.length / Math.max(seconds, 1e-9), WatchDelivery.ms(merged, 0.50),
-                    WatchDelivery.ms(merged, 0.99), merged.length);
+                    WatchDelivery.ms(merged, 0.99), merged.length, cpuMicros / Math.max(1, merged.length));
         } finally {
             pool.shutdownNow();
         }

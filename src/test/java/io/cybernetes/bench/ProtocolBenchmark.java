@@ -67,8 +67,8 @@ final class ProtocolBenchmark {
         System.out.println();
         System.out.printf(Locale.ROOT, "HTTP/2 against HTTP/1.1, JDK HttpClient, %d cores%n%n",
                 Runtime.getRuntime().availableProcessors());
-        System.out.println("| what | ops/s | p50 ms | p99 ms |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
         c1.print("API create, HTTP/1.1 (16 connections)");
         c2.print("API create, HTTP/2 (16 streams, one connection)");
         System.out.printf(Locale.ROOT, "%ncreates HTTP/2 / HTTP/1.1 = %.2f%n", c2.rate() / c1.rate());
