@@ -134,7 +134,7 @@ public final class Benchmark {
                     "postgres"));
             props.add("--spring.datasource.password=");
         } else {
-            props.add("--spring.datasource.url=jdbc:h2:retry:" + data.resolve("db") + ";WRITE_DELAY=0");
+            props.add("--spring.datasource.url=jdbc:h2:retry:" + data.resolve("db") + ";WRITE_DELAY=0;QUERY_CACHE_SIZE=64");
         }
         if ("growth".equals(System.getProperty("bench.only"))) {
             // nodes without kubelets stay Ready only when nobody watches their leases; compaction when the phase says

@@ -231,16 +231,24 @@ final class GroupCommitter implements AutoCloseable {
         }
     }
 
+    /** How many keys the statements that load a batch's keys ask for: a batch's keys are padded to one of these. */
+    private static final int[] LOAD_SHAPES = {1, 4, 16, 64, 100};
+    private static final Map<Integer, String> LOAD_BY_SHAPE = java.util.Arrays.stream(LOAD_SHAPES).boxed().collect(
+            java.util.stream.Collectors.toMap(n -> n, n -> "SELECT obj_key, uid, create_revision, mod_revision, obj_value"
+                    + " FROM kv_current WHERE obj_key IN (" + String.join(",", java.util.Collections.nCopies(n, "?"))
+                    + ")"));
+
     private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch) throws SQLException {
         Map<String, Current> state = new HashMap<>();
         List<String> keys = batch.stream().map(WriteOp::key).distinct().toList();
-        for (int from = 0; from < keys.size(); from += 100) {
-            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + 100));
-            String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
-            try (PreparedStatement ps = c.prepareStatement("SELECT obj_key, uid, create_revision, mod_revision, obj_value"
-                    + " FROM kv_current WHERE obj_key IN (" + marks + ")")) {
-                for (int i = 0; i < chunk.size(); i++) {
-                    ps.setString(i + 1, chunk.get(i));
+        for (int from = 0; from < keys.size(); from += LOAD_SHAPES[LOAD_SHAPES.length - 1]) {
+            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + LOAD_SHAPES[LOAD_SHAPES.length - 1]));
+            int shape = java.util.Arrays.stream(LOAD_SHAPES).filter(n -> n >= chunk.size()).findFirst().orElseThrow();
+            try (PreparedStatement ps = c.prepareStatement(LOAD_BY_SHAPE.get(shape))) {
+                for (int i = 0; i < shape; i++) {
+                    // the last key again fills the statement's shape: the same few statements every time, which
+                    // the database keeps parsed, rather than one for every batch size
+                    ps.setString(i + 1, chunk.get(Math.min(i, chunk.size() - 1)));
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The store contract on embedded H2 (a file database, as the default configuration runs it). */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @TestPropertySource(properties = {
-        "spring.datasource.url=jdbc:h2:retry:./target/test-data/h2-store/db;WRITE_DELAY=0",
+        "spring.datasource.url=jdbc:h2:retry:./target/test-data/h2-store/db;WRITE_DELAY=0;QUERY_CACHE_SIZE=64",
         "cybernetes.auth.data-dir=./target/test-data/h2-store",
         "cybernetes.controllers.enabled=false",
         "cybernetes.scheduler.enabled=false",
