@@ -20,8 +20,10 @@ import java.util.List;
  * @param anonymous      map requests without credentials to {@code system:anonymous} instead of answering 401
  * @param serviceAccount how ServiceAccount tokens are issued and checked
  * @param oidc           an OpenID Connect issuer whose ID tokens authenticate users (off when issuerUrl is empty)
- * @param authorizationMode {@code RBAC} (Node and RBAC authorizers) or {@code AlwaysAllow} (every authenticated
- *                       request is allowed: for benchmarks and single-user experiments only)
+ * @param authorizationMode the authorizers asked in turn, as kube-apiserver's {@code --authorization-mode}: Node,
+ *                       RBAC, ABAC, AlwaysAllow (every authenticated request is allowed: for benchmarks and
+ *                       single-user experiments only), AlwaysDeny; the first to allow or deny decides
+ * @param authorizationPolicyFile the ABAC policy file (one JSON policy per line), needed when ABAC is a mode
  */
 @ConfigurationProperties("cybernetes.auth")
 public record AuthProperties(
@@ -35,9 +37,10 @@ public record AuthProperties(
         @DefaultValue("false") boolean anonymous,
         @DefaultValue ServiceAccountSettings serviceAccount,
         @DefaultValue Oidc oidc,
-        @DefaultValue("RBAC") AuthorizationMode authorizationMode) {
+        @DefaultValue({"Node", "RBAC"}) List<AuthorizationMode> authorizationMode,
+        @DefaultValue("") String authorizationPolicyFile) {
 
-    public enum AuthorizationMode { RBAC, AlwaysAllow }
+    public enum AuthorizationMode { Node, RBAC, ABAC, AlwaysAllow, AlwaysDeny }
 
     /**
      * @param issuer        the {@code iss} of issued tokens

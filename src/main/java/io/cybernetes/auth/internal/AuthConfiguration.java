@@ -62,7 +62,7 @@ class AuthConfiguration {
 
     @Bean
     AuthorizerChain authorizerChain(ClusterPolicy policy, AuthProperties props) {
-        return new AuthorizerChain(policy, props.authorizationMode() == AuthProperties.AuthorizationMode.AlwaysAllow);
+        return new AuthorizerChain(policy, props.authorizationMode(), props.authorizationPolicyFile());
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package io.cybernetes.auth.internal;
 
+import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RuleResolver;
@@ -8,15 +9,17 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleRefBuilder;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The authorizers in kube-apiserver's order: members of {@code system:masters} are
- * allowed everything, then the Node authorizer, then RBAC; the first allow or deny
- * wins, and a request nobody allows is forbidden with the reasons gathered on the way.
+ * The authorizers of the configured modes in their order, as kube-apiserver's
+ * {@code --authorization-mode} (default Node,RBAC): members of {@code system:masters} are
+ * allowed everything first, then each mode is asked; the first allow or deny wins, and a
+ * request nobody allows is forbidden with the reasons gathered on the way.
  * Also the escalation checks, which need both the rules and the chain (a user with
  * {@code bind} on a role may bind it without holding its rules).
  */
@@ -30,18 +33,41 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
     private final PolicyIndex index;
     private final RbacAuthorizer rbac;
     private final List<Authorizer> chain;
-    private final boolean alwaysAllow;
 
-    AuthorizerChain(ClusterPolicy policy, boolean alwaysAllow) {
-        this.alwaysAllow = alwaysAllow;
+    AuthorizerChain(ClusterPolicy policy, List<AuthProperties.AuthorizationMode> modes, String policyFile) {
         this.index = policy.rbac();
         this.rbac = new RbacAuthorizer(index);
-        this.chain = List.of(new NodeAuthorizer(policy.nodes()), rbac);
+        if (modes.isEmpty()) {
+            throw new IllegalStateException("cybernetes.auth.authorization-mode names no authorizer");
+        }
+        if (modes.stream().distinct().count() < modes.size()) {
+            throw new IllegalStateException("cybernetes.auth.authorization-mode names an authorizer twice: " + modes);
+        }
+        if (!modes.contains(AuthProperties.AuthorizationMode.ABAC) && !policyFile.isEmpty()) {
+            throw new IllegalStateException("cannot specify cybernetes.auth.authorization-policy-file without mode ABAC");
+        }
+        List<Authorizer> authorizers = new ArrayList<>();
+        for (AuthProperties.AuthorizationMode mode : modes) {
+            authorizers.add(switch (mode) {
+                case Node -> new NodeAuthorizer(policy.nodes());
+                case RBAC -> rbac;
+                case ABAC -> {
+                    if (policyFile.isEmpty()) {
+                        throw new IllegalStateException("authorization mode ABAC needs"
+                                + " cybernetes.auth.authorization-policy-file");
+                    }
+                    yield AbacAuthorizer.fromFile(Path.of(policyFile));
+                }
+                case AlwaysAllow -> a -> Decision.allow();
+                case AlwaysDeny -> a -> Decision.noOpinion("Everything is forbidden.");
+            });
+        }
+        this.chain = List.copyOf(authorizers);
     }
 
     @Override
     public Decision authorize(RequestAttributes a) {
-        if (alwaysAllow || a.user().inGroup(UserInfo.MASTERS)) {
+        if (a.user().inGroup(UserInfo.MASTERS)) {
             return Decision.allow("");
         }
         List<String> reasons = new ArrayList<>();
