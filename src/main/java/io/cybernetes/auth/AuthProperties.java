@@ -21,9 +21,11 @@ import java.util.List;
  * @param serviceAccount how ServiceAccount tokens are issued and checked
  * @param oidc           an OpenID Connect issuer whose ID tokens authenticate users (off when issuerUrl is empty)
  * @param authorizationMode the authorizers asked in turn, as kube-apiserver's {@code --authorization-mode}: Node,
- *                       RBAC, ABAC, AlwaysAllow (every authenticated request is allowed: for benchmarks and
+ *                       RBAC, ABAC, Webhook, AlwaysAllow (every authenticated request is allowed: for benchmarks and
  *                       single-user experiments only), AlwaysDeny; the first to allow or deny decides
  * @param authorizationPolicyFile the ABAC policy file (one JSON policy per line), needed when ABAC is a mode
+ * @param authenticationTokenWebhook a TokenReview webhook that vouches for bearer tokens nothing else knows
+ * @param authorizationWebhook the SubjectAccessReview webhook of the Webhook mode
  */
 @ConfigurationProperties("cybernetes.auth")
 public record AuthProperties(
@@ -38,9 +40,11 @@ public record AuthProperties(
         @DefaultValue ServiceAccountSettings serviceAccount,
         @DefaultValue Oidc oidc,
         @DefaultValue({"Node", "RBAC"}) List<AuthorizationMode> authorizationMode,
-        @DefaultValue("") String authorizationPolicyFile) {
+        @DefaultValue("") String authorizationPolicyFile,
+        @DefaultValue TokenWebhook authenticationTokenWebhook,
+        @DefaultValue AuthorizationWebhook authorizationWebhook) {
 
-    public enum AuthorizationMode { Node, RBAC, ABAC, AlwaysAllow, AlwaysDeny }
+    public enum AuthorizationMode { Node, RBAC, ABAC, Webhook, AlwaysAllow, AlwaysDeny }
 
     /**
      * @param issuer        the {@code iss} of issued tokens
@@ -74,5 +78,26 @@ public record AuthProperties(
         public boolean enabled() {
             return issuerUrl != null && !issuerUrl.isEmpty();
         }
+    }
+
+    /**
+     * kube-apiserver's {@code --authentication-token-webhook-config-file} and {@code -cache-ttl}.
+     *
+     * @param configFile a kubeconfig naming the webhook (its first cluster and user); empty: off
+     * @param cacheTtl   how long an answer about a token is kept
+     */
+    public record TokenWebhook(@DefaultValue("") String configFile, @DefaultValue("2m") Duration cacheTtl) {
+    }
+
+    /**
+     * kube-apiserver's {@code --authorization-webhook-config-file} and its cache TTLs.
+     *
+     * @param configFile           a kubeconfig naming the webhook; needed when Webhook is a mode
+     * @param cacheAuthorizedTtl   how long an allowing answer is kept
+     * @param cacheUnauthorizedTtl how long any other answer is kept
+     */
+    public record AuthorizationWebhook(@DefaultValue("") String configFile,
+                                       @DefaultValue("5m") Duration cacheAuthorizedTtl,
+                                       @DefaultValue("30s") Duration cacheUnauthorizedTtl) {
     }
 }

@@ -62,7 +62,8 @@ class AuthConfiguration {
 
     @Bean
     AuthorizerChain authorizerChain(ClusterPolicy policy, AuthProperties props) {
-        return new AuthorizerChain(policy, props.authorizationMode(), props.authorizationPolicyFile());
+        return new AuthorizerChain(policy, props.authorizationMode(), props.authorizationPolicyFile(),
+                props.authorizationWebhook());
     }
 
     @Bean
@@ -80,7 +81,9 @@ class AuthConfiguration {
     BearerTokens bearerTokens(AuthProperties props, ClusterPki pki, ServiceAccountTokenIssuer serviceAccounts,
                               ComponentTokens components) {
         return new BearerTokens(components, new StaticTokens(pki.adminToken(), props.tokenFile()), serviceAccounts,
-                props.oidc().enabled() ? new OidcAuthenticator(props.oidc()) : null);
+                props.oidc().enabled() ? new OidcAuthenticator(props.oidc()) : null,
+                props.authenticationTokenWebhook().configFile().isEmpty() ? null : WebhookTokenAuthenticator.of(
+                        props.authenticationTokenWebhook(), props.serviceAccount().apiAudiences()));
     }
 
     @Bean

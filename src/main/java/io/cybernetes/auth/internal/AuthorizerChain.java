@@ -35,6 +35,12 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
     private final List<Authorizer> chain;
 
     AuthorizerChain(ClusterPolicy policy, List<AuthProperties.AuthorizationMode> modes, String policyFile) {
+        this(policy, modes, policyFile, new AuthProperties.AuthorizationWebhook("", java.time.Duration.ofMinutes(5),
+                java.time.Duration.ofSeconds(30)));
+    }
+
+    AuthorizerChain(ClusterPolicy policy, List<AuthProperties.AuthorizationMode> modes, String policyFile,
+                    AuthProperties.AuthorizationWebhook webhook) {
         this.index = policy.rbac();
         this.rbac = new RbacAuthorizer(index);
         if (modes.isEmpty()) {
@@ -42,6 +48,10 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
         }
         if (modes.stream().distinct().count() < modes.size()) {
             throw new IllegalStateException("cybernetes.auth.authorization-mode names an authorizer twice: " + modes);
+        }
+        if (!modes.contains(AuthProperties.AuthorizationMode.Webhook) && !webhook.configFile().isEmpty()) {
+            throw new IllegalStateException("cannot specify cybernetes.auth.authorization-webhook.config-file without"
+                    + " mode Webhook");
         }
         if (!modes.contains(AuthProperties.AuthorizationMode.ABAC) && !policyFile.isEmpty()) {
             throw new IllegalStateException("cannot specify cybernetes.auth.authorization-policy-file without mode ABAC");
@@ -58,6 +68,7 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
                     }
                     yield AbacAuthorizer.fromFile(Path.of(policyFile));
                 }
+                case Webhook -> WebhookAuthorizer.of(webhook);
                 case AlwaysAllow -> a -> Decision.allow();
                 case AlwaysDeny -> a -> Decision.noOpinion("Everything is forbidden.");
             });
