@@ -313,4 +313,46 @@ class WebhookApiTest extends ApiTestSupport {
         assertThat(r.text("message")).contains("webhooks[0].name", "webhooks[0].clientConfig", "webhooks[0].sideEffects",
                 "webhooks[0].timeoutSeconds");
     }
+
+    @Test
+    void matchConditionsDecideWhetherTheWebhookIsCalled() {
+        // the denying webhook is asked only about ConfigMaps whose name is not "exempt-..." and only by the admin
+        configure("validating", "conditional", hook("/deny"), ",\"matchConditions\":[{\"name\":\"not-exempt\","
+                + "\"expression\":\"!object.metadata.name.startsWith('forbidden-exempt')\"},{\"name\":\"by-admin\","
+                + "\"expression\":\"request.userInfo.username == 'admin' && request.operation == 'CREATE'"
+                + " && oldObject == null\"}]");
+        eventually(() -> assertThat(configMap("forbidden-c" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(403));
+        assertThat(configMap("forbidden-exempt-1", "").code()).as("a false condition skips the webhook").isEqualTo(201);
+        removeConfigurations();
+        // a condition that fails to evaluate follows the failure policy
+        configure("validating", "broken", hook("/deny"), ",\"matchConditions\":[{\"name\":\"missing-field\","
+                + "\"expression\":\"object.spec.nothing == 'x'\"}]");
+        eventually(() -> {
+            Response r = configMap("b-" + System.nanoTime(), "?dryRun=All");
+            assertThat(r.code()).isEqualTo(500);
+            assertThat(r.text("message")).startsWith("Internal error occurred: failed calling webhook"
+                    + " \"broken.example.test\": failed to evaluate match conditions: missing-field: ");
+        });
+        removeConfigurations();
+        configure("validating", "broken", hook("/deny"), ",\"failurePolicy\":\"Ignore\",\"matchConditions\":[{"
+                + "\"name\":\"missing-field\",\"expression\":\"object.spec.nothing == 'x'\"}]");
+        eventually(() -> assertThat(configMap("forbidden-i" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(201));
+    }
+
+    @Test
+    void matchConditionsThatDoNotCompileAreRefused() {
+        Response r = post(ADMISSION + "validatingwebhookconfigurations", "{\"apiVersion\":"
+                + "\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":"
+                + "\"bad-conditions\"},\"webhooks\":[{\"name\":\"bad.example.test\",\"clientConfig\":{\"url\":\""
+                + hook("/deny") + "\"},\"sideEffects\":\"None\",\"admissionReviewVersions\":[\"v1\"],"
+                + "\"matchConditions\":[{\"name\":\"a\",\"expression\":\"object.metadata.name ==\"},"
+                + "{\"name\":\"a\",\"expression\":\"'not a bool'\"},{\"name\":\"\",\"expression\":\"\"}]}]}");
+        assertThat(r.code()).isEqualTo(422);
+        assertThat(r.text("message")).contains(
+                "webhooks[0].matchConditions[0].expression: Invalid value: \"object.metadata.name ==\": compilation failed",
+                "webhooks[0].matchConditions[1].name: Duplicate value: \"a\"",
+                "webhooks[0].matchConditions[1].expression: Invalid value: \"'not a bool'\": must evaluate to bool",
+                "webhooks[0].matchConditions[2].name: Required value",
+                "webhooks[0].matchConditions[2].expression: Required value");
+    }
 }

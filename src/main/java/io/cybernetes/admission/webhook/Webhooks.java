@@ -50,6 +50,14 @@ final class Webhooks {
                     continue;
                 }
                 String name = webhook.path("name").asString("");
+                MatchConditions.Outcome conditions = MatchConditions.evaluate(webhook.path("matchConditions"), a);
+                if (conditions.error() != null) {
+                    failed(webhook, name, "failed to evaluate match conditions: " + conditions.error());
+                    continue;
+                }
+                if (!conditions.matched()) {
+                    continue;
+                }
                 WebhookCaller.Answer answer;
                 try {
                     answer = caller.call(webhook, a);

@@ -1,14 +1,11 @@
 package io.cybernetes.apiserver.internal.apiextensions;
 
 import dev.cel.bundle.Cel;
-import dev.cel.bundle.CelFactory;
-import dev.cel.common.CelOptions;
+import io.cybernetes.api.CelValues;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.CelValidationResult;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
-import dev.cel.extensions.CelExtensions;
-import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import io.cybernetes.api.ApiException;
@@ -19,7 +16,6 @@ import tools.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,17 +33,8 @@ public final class CelRules {
 
     /** Kubernetes' per-expression runtime cost limit, counted here in evaluation steps. */
     static final long PER_CALL_LIMIT = 1_000_000;
-    private static final int MAX_ITERATIONS = 100_000;
 
-    private static final Cel CEL = CelFactory.standardCelBuilder()
-            .setOptions(CelOptions.current().comprehensionMaxIterations(MAX_ITERATIONS)
-                    .maxExpressionCodePointSize(100_000).enableTimestampEpoch(true)
-                    .enableHeterogeneousNumericComparisons(true).build())
-            .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-            .addCompilerLibraries(CelExtensions.strings(), CelExtensions.encoders(), CelExtensions.sets(
-                    CelOptions.DEFAULT))
-            .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.encoders(), CelExtensions.sets(
-                    CelOptions.DEFAULT))
+    private static final Cel CEL = CelValues.builder()
             .addVar("self", SimpleType.DYN)
             .addVar("oldSelf", SimpleType.DYN)
             .build();
@@ -275,30 +262,7 @@ public final class CelRules {
         return s.type == null || s.type.isEmpty() ? "object" : s.type;
     }
 
-    /** A JSON value as CEL sees it: maps, lists, int64, double, string, bool, null. */
     static Object toCel(JsonNode n) {
-        if (n == null || n.isNull()) {
-            return NullValue.NULL_VALUE;
-        }
-        if (n.isObject()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            n.properties().forEach(e -> m.put(e.getKey(), toCel(e.getValue())));
-            return m;
-        }
-        if (n.isArray()) {
-            List<Object> l = new ArrayList<>();
-            n.forEach(x -> l.add(toCel(x)));
-            return l;
-        }
-        if (n.isString()) {
-            return n.asString();
-        }
-        if (n.isBoolean()) {
-            return n.asBoolean();
-        }
-        if (n.isIntegralNumber() && n.canConvertToLong()) {
-            return n.asLong();
-        }
-        return n.asDouble();
+        return CelValues.of(n);
     }
 }

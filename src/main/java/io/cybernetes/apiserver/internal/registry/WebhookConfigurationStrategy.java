@@ -1,5 +1,8 @@
 package io.cybernetes.apiserver.internal.registry;
 
+import io.cybernetes.admission.webhook.MatchConditions;
+import io.cybernetes.api.ApiException;
+
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -61,6 +64,38 @@ public final class WebhookConfigurationStrategy implements KindStrategy {
             if (w.has("timeoutSeconds") && (w.get("timeoutSeconds").asInt(0) < 1 || w.get("timeoutSeconds").asInt(0) > 30)) {
                 causes.add(MetaValidation.invalid(p + ".timeoutSeconds", w.get("timeoutSeconds").toString(),
                         "the timeout value must be between 1 and 30 seconds"));
+            }
+            validateMatchConditions(w.path("matchConditions"), p + ".matchConditions", causes);
+        }
+    }
+
+    /** At most 64, each with a unique qualified name and a CEL expression that compiles to a bool. */
+    static void validateMatchConditions(JsonNode conditions, String p, List<StatusCause> causes) {
+        if (conditions.size() > MatchConditions.MAX) {
+            causes.add(ApiException.cause(p, "FieldValueTooMany", "Too many: " + conditions.size()
+                    + ": must have at most " + MatchConditions.MAX + " items"));
+            return;
+        }
+        Set<String> names = new HashSet<>();
+        int i = 0;
+        for (JsonNode c : conditions) {
+            String at = p + "[" + i++ + "]";
+            String name = c.path("name").asString("");
+            if (name.isEmpty()) {
+                causes.add(MetaValidation.required(at + ".name"));
+            } else if (!names.add(name)) {
+                causes.add(MetaValidation.duplicate(at + ".name", name));
+            } else {
+                MetaValidation.validateQualifiedName(name, at + ".name", causes);
+            }
+            String expression = c.path("expression").asString("");
+            if (expression.isBlank()) {
+                causes.add(MetaValidation.required(at + ".expression"));
+                continue;
+            }
+            String error = MatchConditions.compileError(expression);
+            if (error != null) {
+                causes.add(MetaValidation.invalid(at + ".expression", expression, error));
             }
         }
     }

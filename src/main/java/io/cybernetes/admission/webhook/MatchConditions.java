@@ -1,0 +1,150 @@
+package io.cybernetes.admission.webhook;
+
+import dev.cel.bundle.Cel;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.values.NullValue;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import io.cybernetes.admission.Attributes;
+import io.cybernetes.api.CelValues;
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An admission webhook's {@code matchConditions}: CEL expressions over {@code object},
+ * {@code oldObject} (null on create, the object on delete) and {@code request} (kind,
+ * resource, subResource, name, namespace, operation, userInfo, dryRun), all of which must
+ * be true for the webhook to be called. One that is false skips the webhook; one that fails
+ * (when none is false) leaves the call to the webhook's failurePolicy. Expressions are
+ * checked when the configuration is written and compiled once.
+ */
+public final class MatchConditions {
+
+    /** The most conditions a webhook may have. */
+    public static final int MAX = 64;
+    private static final long STEP_LIMIT = 1_000_000;
+    private static final int MAX_PROGRAMS = 10_000;
+
+    private static final Cel CEL = CelValues.builder()
+            .addVar("object", SimpleType.DYN)
+            .addVar("oldObject", SimpleType.DYN)
+            .addVar("request", SimpleType.DYN)
+            .build();
+    private static final Map<String, CelRuntime.Program> PROGRAMS = new ConcurrentHashMap<>();
+
+    /** What the conditions say: call the webhook, skip it, or they could not be evaluated (why). */
+    public record Outcome(boolean matched, String error) {
+        static final Outcome MATCH = new Outcome(true, null);
+        static final Outcome NO_MATCH = new Outcome(false, null);
+    }
+
+    private MatchConditions() {
+    }
+
+    /** Why the expression does not compile to a bool, or null when it does. */
+    public static String compileError(String expression) {
+        CelValidationResult result = CEL.compile(expression);
+        if (result.hasError()) {
+            return "compilation failed: " + result.getErrorString();
+        }
+        try {
+            if (!result.getAst().getResultType().equals(SimpleType.BOOL)
+                    && !result.getAst().getResultType().equals(SimpleType.DYN)) {
+                return "must evaluate to bool";
+            }
+            CEL.createProgram(result.getAst());
+            return null;
+        } catch (CelValidationException | CelEvaluationException e) {
+            return "compilation failed: " + e.getMessage();
+        }
+    }
+
+    /** Evaluates the webhook's conditions for the request. */
+    public static Outcome evaluate(JsonNode conditions, Attributes a) {
+        if (conditions == null || !conditions.isArray() || conditions.isEmpty()) {
+            return Outcome.MATCH;
+        }
+        Map<String, Object> vars = Map.of(
+                "object", a.object() == null ? NullValue.NULL_VALUE : CelValues.of(a.object()),
+                "oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.of(a.oldObject()),
+                "request", request(a));
+        List<String> errors = new ArrayList<>();
+        for (JsonNode c : conditions) {
+            String name = c.path("name").asString("");
+            try {
+                Object result = run(program(c.path("expression").asString("")), vars);
+                if (!(result instanceof Boolean b)) {
+                    errors.add(name + ": must evaluate to bool");
+                } else if (!b) {
+                    return Outcome.NO_MATCH;
+                }
+            } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
+                errors.add(name + ": " + message(e));
+            }
+        }
+        return errors.isEmpty() ? Outcome.MATCH : new Outcome(false, String.join("; ", errors));
+    }
+
+    private static CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {
+        CelRuntime.Program p = PROGRAMS.get(expression);
+        if (p != null) {
+            return p;
+        }
+        CelValidationResult result = CEL.compile(expression);
+        p = CEL.createProgram(result.getAst());
+        if (PROGRAMS.size() >= MAX_PROGRAMS) {
+            PROGRAMS.clear();
+        }
+        PROGRAMS.put(expression, p);
+        return p;
+    }
+
+    private static Object run(CelRuntime.Program program, Map<String, Object> vars) throws CelEvaluationException {
+        long[] steps = {0};
+        return program.trace(vars, (expr, result) -> {
+            if (++steps[0] > STEP_LIMIT) {
+                throw new IllegalStateException("operation cancelled: actual cost limit exceeded");
+            }
+        });
+    }
+
+    private static String message(Exception e) {
+        String m = e.getMessage();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IllegalStateException && t.getMessage() != null) {
+                m = t.getMessage();
+            }
+        }
+        return m == null ? e.getClass().getSimpleName() : m.replaceFirst("^evaluation error: ", "");
+    }
+
+    /** The admission request as the expressions see it. */
+    private static Object request(Attributes a) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("kind", Map.of("group", a.group(), "version", a.version(), "kind", a.kind()));
+        r.put("resource", Map.of("group", a.group(), "version", a.version(), "resource", a.resource()));
+        r.put("subResource", a.subresource());
+        r.put("name", a.name());
+        r.put("namespace", a.namespace());
+        r.put("operation", a.operation().name());
+        Map<String, Object> user = new LinkedHashMap<>();
+        if (a.user() != null) {
+            user.put("username", a.user().name());
+            user.put("uid", a.user().uid() == null ? "" : a.user().uid());
+            user.put("groups", List.copyOf(a.user().groups()));
+            Map<String, Object> extra = new LinkedHashMap<>();
+            a.user().extra().forEach((k, v) -> extra.put(k, List.copyOf(v)));
+            user.put("extra", extra);
+        }
+        r.put("userInfo", user);
+        r.put("dryRun", a.dryRun());
+        return r;
+    }
+}

@@ -1,0 +1,68 @@
+package io.cybernetes.api;
+
+import dev.cel.bundle.CelBuilder;
+import dev.cel.bundle.CelFactory;
+import dev.cel.common.CelOptions;
+import dev.cel.common.values.NullValue;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * CEL as Kubernetes evaluates it wherever it takes expressions (CRD validation rules,
+ * admission match conditions): the standard macros, the strings, encoders and sets
+ * libraries, a bound on comprehension iterations; and JSON values as CEL sees them.
+ */
+public final class CelValues {
+
+    /** The most iterations one comprehension may make. */
+    public static final int MAX_ITERATIONS = 100_000;
+
+    private CelValues() {
+    }
+
+    /** A builder with Kubernetes' options and libraries; the caller declares its variables. */
+    public static CelBuilder builder() {
+        return CelFactory.standardCelBuilder()
+                .setOptions(CelOptions.current().comprehensionMaxIterations(MAX_ITERATIONS)
+                        .maxExpressionCodePointSize(100_000).enableTimestampEpoch(true)
+                        .enableHeterogeneousNumericComparisons(true).build())
+                .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+                .addCompilerLibraries(CelExtensions.strings(), CelExtensions.encoders(), CelExtensions.sets(
+                        CelOptions.DEFAULT))
+                .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.encoders(), CelExtensions.sets(
+                        CelOptions.DEFAULT));
+    }
+
+    /** A JSON value as CEL sees it: maps, lists, int64, double, string, bool, null. */
+    public static Object of(JsonNode n) {
+        if (n == null || n.isNull() || n.isMissingNode()) {
+            return NullValue.NULL_VALUE;
+        }
+        if (n.isObject()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            n.properties().forEach(e -> m.put(e.getKey(), of(e.getValue())));
+            return m;
+        }
+        if (n.isArray()) {
+            List<Object> l = new ArrayList<>();
+            n.forEach(x -> l.add(of(x)));
+            return l;
+        }
+        if (n.isString()) {
+            return n.asString();
+        }
+        if (n.isBoolean()) {
+            return n.asBoolean();
+        }
+        if (n.isIntegralNumber() && n.canConvertToLong()) {
+            return n.asLong();
+        }
+        return n.asDouble();
+    }
+}
