@@ -4,14 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.cybernetes.api.Json;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,20 +12,10 @@ import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
-import java.time.Instant;
 import java.util.Base64;
-import java.util.Date;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,30 +39,9 @@ class WebhookApiTest extends ApiTestSupport {
 
     @BeforeAll
     void webhookServer() throws Exception {
-        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-        g.initialize(2048);
-        KeyPair caKeys = g.generateKeyPair();
-        X500Name caName = new X500Name("CN=webhook-ca");
-        X509Certificate ca = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(caName,
-                BigInteger.ONE, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                caName, caKeys.getPublic()).addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
-                .build(new JcaContentSignerBuilder("SHA256withRSA").build(caKeys.getPrivate())));
-        KeyPair serverKeys = g.generateKeyPair();
-        X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(caName,
-                BigInteger.TWO, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                new X500Name("CN=webhook"), serverKeys.getPublic())
-                .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(
-                        GeneralName.iPAddress, "127.0.0.1")))
-                .build(new JcaContentSignerBuilder("SHA256withRSA").build(caKeys.getPrivate())));
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setKeyEntry("webhook", serverKeys.getPrivate(), new char[0], new Certificate[] {cert, ca});
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, new char[0]);
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(kmf.getKeyManagers(), null, null);
+        io.cybernetes.TestCertificates.Served tls = io.cybernetes.TestCertificates.forLocalhost();
         server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.setHttpsConfigurator(new HttpsConfigurator(ssl));
+        server.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         server.createContext("/mutate", ex -> answer(ex, review -> {
             ObjectNode r = allow(review);
@@ -123,9 +84,7 @@ class WebhookApiTest extends ApiTestSupport {
             return r;
         }));
         plain.start();
-        caBundle = Base64.getEncoder().encodeToString(("-----BEGIN CERTIFICATE-----\n"
-                + Base64.getMimeEncoder().encodeToString(ca.getEncoded()) + "\n-----END CERTIFICATE-----\n")
-                .getBytes(StandardCharsets.US_ASCII));
+        caBundle = tls.caBase64Pem();
         assertThat(post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
                 + NS + "\",\"labels\":{\"webhooks\":\"on\"}}}").code()).isIn(201, 409);
     }
