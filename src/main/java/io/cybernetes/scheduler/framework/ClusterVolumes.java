@@ -17,6 +17,19 @@ public interface ClusterVolumes {
         return Optional.empty();
     }
 
+    /**
+     * The events that can help a pod a volume plugin rejected: claims, volumes and classes
+     * that come or change, and nodes added or relabelled.
+     */
+    java.util.Map<ClusterEvent, Plugin.QueueingHint> EVENTS = java.util.Map.of(
+            ClusterEvent.PVC_CHANGE, Plugin.QueueingHint.ALWAYS,
+            ClusterEvent.PV_CHANGE, Plugin.QueueingHint.ALWAYS,
+            ClusterEvent.STORAGE_CLASS_CHANGE, Plugin.QueueingHint.ALWAYS,
+            ClusterEvent.NODE_ADD, Plugin.QueueingHint.ALWAYS,
+            ClusterEvent.NODE_UPDATE, (pod, before, after) -> !java.util.Objects.equals(
+                    ((io.fabric8.kubernetes.api.model.Node) before).getMetadata().getLabels(),
+                    ((io.fabric8.kubernetes.api.model.Node) after).getMetadata().getLabels()));
+
     /** What a scheduler that watches no volumes knows: none. */
     ClusterVolumes NONE = new ClusterVolumes() {
         @Override

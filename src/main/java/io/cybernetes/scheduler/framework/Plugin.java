@@ -47,6 +47,18 @@ public interface Plugin {
         java.util.Map<ClusterEvent, QueueingHint> eventsToRegister();
     }
 
+    /**
+     * A filter that looks at the node alone, not at the pods on it: only a node added, or
+     * changed so that it passes now where it did not, can help a pod it rejected.
+     */
+    interface NodeFilter extends Filter, EnqueueExtensions {
+        @Override
+        default java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
+            QueueingHint passesNow = QueueingHint.nodeNowPasses(this);
+            return java.util.Map.of(ClusterEvent.NODE_ADD, passesNow, ClusterEvent.NODE_UPDATE, passesNow);
+        }
+    }
+
     /** Whether a change (the object before and after it; null for added / deleted) may let the pod fit. */
     @FunctionalInterface
     interface QueueingHint {

@@ -1,7 +1,6 @@
 package io.cybernetes.scheduler.nodeaffinity;
 
 import io.cybernetes.api.NodeSelectors;
-import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -18,7 +17,7 @@ import java.util.Objects;
  * {@code metadata.name} through matchFields); the weights of the preferred terms a node
  * matches make its score, normalized to 0..100.
  */
-public final class NodeAffinity implements Plugin.Filter, Plugin.Score, Plugin.EnqueueExtensions {
+public final class NodeAffinity implements Plugin.NodeFilter, Plugin.Score {
 
     public static final String NAME = "NodeAffinity";
     public static final String REASON = "node(s) didn't match Pod's node affinity/selector";
@@ -26,16 +25,6 @@ public final class NodeAffinity implements Plugin.Filter, Plugin.Score, Plugin.E
     @Override
     public String name() {
         return NAME;
-    }
-
-    /** A node added or relabelled that the pod's node rules now match can help. */
-    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
-            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
-            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
-
-    @Override
-    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
-        return events;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.cybernetes.scheduler.nodename;
 
-import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -8,7 +7,7 @@ import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.Pod;
 
 /** A pod that names its node in {@code spec.nodeName} fits that node only. */
-public final class NodeName implements Plugin.Filter, Plugin.EnqueueExtensions {
+public final class NodeName implements Plugin.NodeFilter {
 
     public static final String NAME = "NodeName";
     public static final String REASON = "node(s) didn't match the requested node name";
@@ -16,16 +15,6 @@ public final class NodeName implements Plugin.Filter, Plugin.EnqueueExtensions {
     @Override
     public String name() {
         return NAME;
-    }
-
-    /** Only the node the pod names can help it, when it comes. */
-    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
-            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
-            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
-
-    @Override
-    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
-        return events;
     }
 
     @Override

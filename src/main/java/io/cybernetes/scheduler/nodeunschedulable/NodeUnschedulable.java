@@ -1,6 +1,5 @@
 package io.cybernetes.scheduler.nodeunschedulable;
 
-import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -10,7 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 
 /** A cordoned node ({@code spec.unschedulable}) takes only pods that tolerate {@code node.kubernetes.io/unschedulable}. */
-public final class NodeUnschedulable implements Plugin.Filter, Plugin.EnqueueExtensions {
+public final class NodeUnschedulable implements Plugin.NodeFilter {
 
     public static final String NAME = "NodeUnschedulable";
     public static final String REASON = "node(s) were unschedulable";
@@ -18,16 +17,6 @@ public final class NodeUnschedulable implements Plugin.Filter, Plugin.EnqueueExt
     @Override
     public String name() {
         return NAME;
-    }
-
-    /** A node added uncordoned, or uncordoned, can help. */
-    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
-            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
-            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
-
-    @Override
-    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
-        return events;
     }
 
     @Override

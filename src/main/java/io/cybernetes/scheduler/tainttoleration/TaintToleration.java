@@ -1,7 +1,6 @@
 package io.cybernetes.scheduler.tainttoleration;
 
 import io.cybernetes.api.Tolerations;
-import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
@@ -19,7 +18,7 @@ import java.util.Objects;
  * preemption changes that); among the rest, fewer untolerated PreferNoSchedule taints
  * score higher.
  */
-public final class TaintToleration implements Plugin.Filter, Plugin.Score, Plugin.EnqueueExtensions {
+public final class TaintToleration implements Plugin.NodeFilter, Plugin.Score {
 
     public static final String NAME = "TaintToleration";
 
@@ -35,16 +34,6 @@ public final class TaintToleration implements Plugin.Filter, Plugin.Score, Plugi
 
     private static List<Toleration> tolerations(Pod pod) {
         return pod.getSpec() == null ? List.of() : Objects.requireNonNullElse(pod.getSpec().getTolerations(), List.of());
-    }
-
-    /** A node added or changed whose hard taints the pod now tolerates can help. */
-    private final java.util.Map<ClusterEvent, QueueingHint> events = java.util.Map.of(
-            ClusterEvent.NODE_ADD, QueueingHint.nodeNowPasses(this),
-            ClusterEvent.NODE_UPDATE, QueueingHint.nodeNowPasses(this));
-
-    @Override
-    public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
-        return events;
     }
 
     @Override

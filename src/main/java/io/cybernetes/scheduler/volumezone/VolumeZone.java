@@ -40,19 +40,9 @@ public final class VolumeZone implements Plugin.PreFilter, Plugin.Filter, Plugin
 
     private volatile Handle handle;
 
-    /** Claims, volumes and classes that come or change, and nodes added or relabelled, can help. */
-    private static final java.util.Map<ClusterEvent, QueueingHint> EVENTS = java.util.Map.of(
-            ClusterEvent.PVC_CHANGE, QueueingHint.ALWAYS,
-            ClusterEvent.PV_CHANGE, QueueingHint.ALWAYS,
-            ClusterEvent.STORAGE_CLASS_CHANGE, QueueingHint.ALWAYS,
-            ClusterEvent.NODE_ADD, QueueingHint.ALWAYS,
-            ClusterEvent.NODE_UPDATE, (pod, before, after) -> !java.util.Objects.equals(
-                    ((io.fabric8.kubernetes.api.model.Node) before).getMetadata().getLabels(),
-                    ((io.fabric8.kubernetes.api.model.Node) after).getMetadata().getLabels()));
-
     @Override
     public java.util.Map<ClusterEvent, QueueingHint> eventsToRegister() {
-        return EVENTS;
+        return ClusterVolumes.EVENTS;
     }
 
     @Override
