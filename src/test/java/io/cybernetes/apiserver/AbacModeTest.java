@@ -12,6 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestPropertySource(properties = {
         "cybernetes.auth.authorization-mode=Node,RBAC,ABAC",
         "cybernetes.auth.authorization-policy-file=./src/test/resources/abac/policy.jsonl",
+        // a data directory of its own: the shared one's kubeconfig must keep naming the shared server
+        "cybernetes.auth.data-dir=./target/test-data/abac",
         "spring.datasource.url=jdbc:h2:mem:abac;DB_CLOSE_DELAY=-1"})
 class AbacModeTest extends ApiTestSupport {
 

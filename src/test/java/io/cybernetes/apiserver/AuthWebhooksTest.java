@@ -112,6 +112,8 @@ class AuthWebhooksTest extends ApiTestSupport {
         registry.add("cybernetes.auth.authorization-webhook.config-file", () -> kubeconfig("authz", "/authorize"));
         registry.add("cybernetes.auth.authorization-webhook.cache-unauthorized-ttl", () -> "0s");
         registry.add("spring.datasource.url", () -> "jdbc:h2:mem:authwebhooks;DB_CLOSE_DELAY=-1");
+        // a data directory of its own: the shared one's kubeconfig must keep naming the shared server
+        registry.add("cybernetes.auth.data-dir", () -> "./target/test-data/authwebhooks");
     }
 
     @Test
