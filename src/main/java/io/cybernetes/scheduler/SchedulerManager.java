@@ -143,7 +143,18 @@ public final class SchedulerManager {
         }
         SharedInformerFactory informers = new SharedInformerFactory(client, Duration.ofMinutes(5));
         Framework framework = frameworks.get();
-        SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort(), framework::mayHelp);
+        SchedulingQueue queue = new SchedulingQueue(clock, framework.queueSort(), new SchedulingQueue.Hints() {
+            @Override
+            public boolean mayHelp(Pod pod, java.util.Set<String> rejectedBy, ClusterEvent event, Object before,
+                                   Object after) {
+                return framework.mayHelp(pod, rejectedBy, event, before, after);
+            }
+
+            @Override
+            public boolean anyInterestIn(ClusterEvent event) {
+                return framework.anyInterestIn(event);
+            }
+        });
         SchedulerCache cache = new SchedulerCache(clock);
         ExecutorService binders = Executors.newFixedThreadPool(BINDERS, r -> {
             Thread t = new Thread(r, "scheduler-binder");

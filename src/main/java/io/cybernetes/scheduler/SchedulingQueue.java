@@ -71,6 +71,11 @@ public final class SchedulingQueue {
         Hints ALWAYS = (pod, rejectedBy, event, before, after) -> true;
 
         boolean mayHelp(Pod pod, Set<String> rejectedBy, ClusterEvent event, Object before, Object after);
+
+        /** Whether any plugin registered the event at all: one nobody did is not even recorded. */
+        default boolean anyInterestIn(ClusterEvent event) {
+            return true;
+        }
     }
 
     /** A change of the cluster while pods were being tried; a null event stands for any change. */
@@ -297,6 +302,9 @@ public final class SchedulingQueue {
      * their backoff has not ended, else to activeQ; the rest keep waiting.
      */
     public void clusterChanged(ClusterEvent event, Object before, Object after) {
+        if (event != null && !hints.anyInterestIn(event)) {
+            return; // as Kubernetes: no plugin registered it, so it cannot help any pod
+        }
         lock.lock();
         try {
             changes++;

@@ -186,4 +186,32 @@ class SchedulingQueueTest {
         assertThat(hinted.depths()).as("the node deleted meanwhile may help: back off and try again")
                 .isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
     }
+
+    @Test
+    void anEventNoPluginRegisteredNeitherMovesNorIsRememberedForThePodsBeingTried() throws Exception {
+        SchedulingQueue.Hints onlyNodes = new SchedulingQueue.Hints() {
+            @Override
+            public boolean mayHelp(Pod pod, java.util.Set<String> rejectedBy, ClusterEvent event, Object before,
+                                   Object after) {
+                return true;
+            }
+
+            @Override
+            public boolean anyInterestIn(ClusterEvent event) {
+                return event != ClusterEvent.ASSIGNED_POD_ADD;
+            }
+        };
+        SchedulingQueue hinted = new SchedulingQueue(clock, new io.cybernetes.scheduler.queuesort.PrioritySort(), onlyNodes);
+        hinted.add(pod("waiting"));
+        hinted.unschedulable(hinted.pop(0), java.util.Set.of());
+        hinted.add(pod("tried"));
+        SchedulingQueue.QueuedPod tried = hinted.pop(0);
+        clock.advance(Duration.ofSeconds(2));
+        hinted.clusterChanged(ClusterEvent.ASSIGNED_POD_ADD, null, pod("placed"));
+        assertThat(hinted.depths()).isEqualTo(new SchedulingQueue.Depths(0, 0, 1));
+        hinted.unschedulable(tried, java.util.Set.of("NodeResourcesFit"));
+        assertThat(hinted.depths()).as("parked, the event not replayed").isEqualTo(new SchedulingQueue.Depths(0, 0, 2));
+        hinted.clusterChanged(ClusterEvent.NODE_ADD, null, Fixtures.node("n1"));
+        assertThat(hinted.depths().unschedulable()).isZero();
+    }
 }

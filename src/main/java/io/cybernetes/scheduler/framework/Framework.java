@@ -41,6 +41,7 @@ public final class Framework implements Plugin.Handle {
     private final ForkJoinPool pool;
     private volatile Supplier<List<PodDisruptionBudget>> budgets = List::of;
     private volatile ClusterVolumes volumes = ClusterVolumes.NONE;
+    private final java.util.Set<ClusterEvent> interesting;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
     public Framework(Profile profile, int percentageOfNodesToScore) {
@@ -52,6 +53,7 @@ public final class Framework implements Plugin.Handle {
         this.profile = profile;
         this.percentageOfNodesToScore = percentageOfNodesToScore;
         this.pool = new ForkJoinPool(Math.max(1, parallelism));
+        this.interesting = interesting(profile);
         profile.handleAware.forEach(p -> p.handle(this));
     }
 
@@ -78,6 +80,29 @@ public final class Framework implements Plugin.Handle {
     /** The profile's QueueSort plugin, which orders the scheduling queue. */
     public Plugin.QueueSort queueSort() {
         return profile.queueSort();
+    }
+
+    /**
+     * Whether any plugin that can reject a pod registered the event (a filtering plugin
+     * that registers none is taken to want them all).
+     */
+    public boolean anyInterestIn(ClusterEvent event) {
+        return interesting.contains(event);
+    }
+
+    private static java.util.Set<ClusterEvent> interesting(Profile profile) {
+        java.util.Set<ClusterEvent> events = java.util.EnumSet.noneOf(ClusterEvent.class);
+        for (Plugin p : profile.byName.values()) {
+            if (!(p instanceof Plugin.Filter) && !(p instanceof Plugin.PreFilter)) {
+                continue;
+            }
+            if (p instanceof Plugin.EnqueueExtensions e) {
+                events.addAll(e.eventsToRegister().keySet());
+            } else {
+                return java.util.EnumSet.allOf(ClusterEvent.class);
+            }
+        }
+        return events;
     }
 
     /**

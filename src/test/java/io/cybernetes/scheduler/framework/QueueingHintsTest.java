@@ -107,4 +107,15 @@ class QueueingHintsTest {
                 ClusterEvent.NODE_ADD, null, node("small", "4", "8Gi", 110).build()))
                 .as("one of the plugins may be helped").isTrue();
     }
+
+    @Test
+    void anEventNoPluginRegisteredInterestsNobody() {
+        Framework nodeOnly = new Framework(new Profile().add(new PrioritySort(), 0)
+                .add(new NodeResourcesFit(NodeResourcesFit.Strategy.LEAST_ALLOCATED), 1).add(new TaintToleration(), 1), 0);
+        assertThat(nodeOnly.anyInterestIn(ClusterEvent.NODE_ADD)).isTrue();
+        assertThat(nodeOnly.anyInterestIn(ClusterEvent.ASSIGNED_POD_DELETE)).isTrue();
+        assertThat(nodeOnly.anyInterestIn(ClusterEvent.ASSIGNED_POD_ADD)).as("neither plugin registered it").isFalse();
+        assertThat(framework.anyInterestIn(ClusterEvent.PV_CHANGE)).as("a filter that registers nothing wants all")
+                .isTrue();
+    }
 }
