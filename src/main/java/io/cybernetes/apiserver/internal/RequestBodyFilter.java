@@ -81,7 +81,9 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
         ByteArrayOutputStream arrived = new ByteArrayOutputStream((int) Math.min(Math.max(length, 1024), 65536));
         if (!chunked && takeWhatHasArrived(request.getInputStream(), arrived, length)) {
             // the whole body came with the headers, as a small one does: served on this dispatch
-            chain.doFilter(new BufferedBody(request, arrived.toByteArray()), response);
+            byte[] body = arrived.toByteArray();
+            request.setAttribute(BODY_ATTRIBUTE, body);
+            chain.doFilter(new BufferedBody(request, body), response);
             return;
         }
         AsyncContext async = request.startAsync();
