@@ -65,8 +65,14 @@ class DatabaseOutageTest {
         java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
         HttpRequest watch = HttpRequest.newBuilder(URI.create(server.base + cms + "?watch=true&resourceVersion=" + rv))
                 .header("Authorization", "Bearer " + server.token).build();
+        // read on a thread of its own: a response that has come already would run a plain thenAccept on this one
         var stream = server.http.sendAsync(watch, HttpResponse.BodyHandlers.ofLines())
-                .thenAccept(r -> r.body().forEach(events::add));
+                .thenAcceptAsync(r -> r.body().forEach(events::add), java.util.concurrent.Executors.newSingleThreadExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "outage-watch");
+                            t.setDaemon(true);
+                            return t;
+                        }));
 
         long cut = System.nanoTime();
         server.proxy.cut();
