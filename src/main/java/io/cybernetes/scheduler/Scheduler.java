@@ -93,6 +93,8 @@ public final class Scheduler {
             return size() > KEPT_PLACEMENTS;
         }
     });
+    /** The pods whose preemption's evictions are under way: they do not preempt again meanwhile. */
+    private final java.util.Set<String> preempting = ConcurrentHashMap.newKeySet();
     private final AtomicLong attempts = new AtomicLong();
     private final AtomicLong bound = new AtomicLong();
     private final AtomicLong unschedulable = new AtomicLong();
@@ -117,6 +119,7 @@ public final class Scheduler {
         this.events = events;
         this.binder = binder;
         this.clock = clock;
+        framework.preemptionsRunning(pod -> preempting.contains(Keys.of(pod)));
     }
 
     public Stats stats() {
@@ -130,6 +133,20 @@ public final class Scheduler {
         if (q == null) {
             return false;
         }
+        boolean[] settled = {false};
+        try {
+            attempt(q, settled);
+        } catch (RuntimeException e) {
+            if (!settled[0]) {
+                queue.retry(q); // a cycle that failed half way: the pod backs off and is tried again, not lost
+            }
+            throw e;
+        }
+        return true;
+    }
+
+    /** One scheduling cycle for the pod; {@code settled} becomes true once the queue has been told what became of it. */
+    private void attempt(SchedulingQueue.QueuedPod q, boolean[] settled) {
         Pod pod = q.pod();
         long started = System.nanoTime();
         attempts.incrementAndGet();
@@ -143,39 +160,67 @@ public final class Scheduler {
         if (!d.scheduled()) {
             String nominated = d.postFilter() == null ? null : d.postFilter().nominatedNode();
             unschedulable.incrementAndGet();
-            if (d.preempting()) {
-                preemptions.incrementAndGet();
-                Plugin.PostFilterResult found = d.postFilter();
-                List<Pod> lesser = takeNomination(pod, found.nominatedNode());
-                // the victims' evictions are API calls: they run beside the loop (Kubernetes' async
-                // preemption), which goes on with the next pod; the preemptor waits, nominated, for
-                // the deletions to bring it back
-                binder.execute(() -> evict(pod, found, lesser));
-            }
             if (nominated != null) {
                 cache.nominate(pod, nominated);
             }
             queue.unschedulable(q, d.rejectedBy());
+            settled[0] = true;
+            if (d.preempting()) {
+                preemptions.incrementAndGet();
+                preempt(q.key(), pod, d.postFilter());
+            }
             String why = d.message();
             reports.execute(() -> events.warning(pod, "FailedScheduling", why));
             markUnschedulable(pod, d.message(), nominated);
             attempted(started, "unschedulable");
-            return true;
+            return;
         }
         CycleState state = d.state() != null ? d.state() : new CycleState();
         Status reserved = framework.reserve(state, pod, d.node());
         if (!reserved.isSuccess()) {
             queue.retry(q);
+            settled[0] = true;
             events.warning(pod, "FailedScheduling", "Reserving node " + d.node() + " failed (" + reserved.plugin()
                     + "): " + String.join(", ", reserved.reasons()));
             attempted(started, "error");
-            return true;
+            return;
         }
         cache.assume(pod, d.node());
         maxBindsInFlight.accumulateAndGet(bindsInFlight.incrementAndGet(), Math::max);
         attempted(started, "scheduled");
-        binder.execute(() -> bind(q, d.node(), state));
-        return true;
+        try {
+            binder.execute(() -> bind(q, d.node(), state));
+        } catch (RuntimeException e) {
+            // no binder took it (the pool is stopping): the assumption and the reservation are undone
+            bindsInFlight.decrementAndGet();
+            cache.forget(pod);
+            framework.unreserve(state, pod, d.node());
+            throw e;
+        }
+        settled[0] = true;
+    }
+
+    /**
+     * Starts the preemption the PostFilter found: the node's nomination taken from lesser pods
+     * at once, the victims' evictions — API calls — beside the loop (Kubernetes' async
+     * preemption), which goes on with the next pod; the preemptor waits, nominated, for the
+     * deletions to bring it back, and preempts no more until they are done.
+     */
+    private void preempt(String key, Pod pod, Plugin.PostFilterResult found) {
+        List<Pod> lesser = takeNomination(pod, found.nominatedNode());
+        preempting.add(key);
+        try {
+            binder.execute(() -> {
+                try {
+                    evict(pod, found, lesser);
+                } finally {
+                    preempting.remove(key);
+                }
+            });
+        } catch (RuntimeException e) {
+            preempting.remove(key);
+            throw e;
+        }
     }
 
     /** One attempt done, with its result as kube-scheduler's metrics name it. */
@@ -224,6 +269,8 @@ public final class Scheduler {
         } catch (ApiException e) {
             code = e.code();
             failure = e.getMessage();
+        } catch (RuntimeException e) {
+            failure = e.toString(); // a Bind plugin or the client failing otherwise: the pod is tried again
         }
         if (failure == null) {
             bound.incrementAndGet();
@@ -270,6 +317,13 @@ public final class Scheduler {
     private void evict(Pod pod, Plugin.PostFilterResult result, List<Pod> lesser) {
         String node = result.nominatedNode();
         try {
+            // the lesser pods' statuses first, so that no update of theirs gives the cache the nomination back
+            for (Pod other : lesser) {
+                updatePodStatus(other, p -> {
+                    p.getStatus().setNominatedNodeName(null);
+                    return true;
+                });
+            }
             for (Pod victim : result.victims()) {
                 events.normal(victim, "Preempted", "Preempted by pod " + pod.getMetadata().getUid() + " on node "
                         + node);
@@ -284,12 +338,6 @@ public final class Scheduler {
                         throw e;
                     }
                 }
-            }
-            for (Pod other : lesser) {
-                updatePodStatus(other, p -> {
-                    p.getStatus().setNominatedNodeName(null);
-                    return true;
-                });
             }
         } catch (RuntimeException e) {
             log.warn("scheduler: preempting for {} on {} failed: {}", Keys.of(pod), node, e.toString());

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A server with a token webhook and the Webhook authorization mode (Node,RBAC,Webhook), each
  * answered by a small server of the test's own: who a token is, what they may do, the
- * answers cached, and a webhook that is down denies.
+ * answers cached, and a webhook that is down allows nothing.
  */
 class AuthWebhooksTest extends ApiTestSupport {
 
@@ -156,8 +156,8 @@ class AuthWebhooksTest extends ApiTestSupport {
         try {
             Response down = callAs("dave-external-token", "GET", "/api/v1/namespaces/webhook-ns/secrets", null, null,
                     "application/json");
-            assertThat(down.code()).as("a webhook that fails denies").isEqualTo(403);
-            assertThat(down.text("message")).contains("the authorization webhook failed");
+            assertThat(down.code()).as("a webhook that fails allows nothing").isEqualTo(403);
+            assertThat(down.text("message")).as("the cause stays in the server's log").doesNotContain("127.0.0.1");
             assertThat(get(cms).code()).as("the admin is not asked about").isEqualTo(200);
         } finally {
             AUTHZ_DOWN.set(false);

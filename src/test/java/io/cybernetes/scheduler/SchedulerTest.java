@@ -205,4 +205,27 @@ class SchedulerTest {
         assertThat(client.actions).noneMatch(a -> a.startsWith("bind"));
         assertThat(queue.depths()).isEqualTo(new SchedulingQueue.Depths(0, 0, 0));
     }
+
+    @Test
+    void aCycleThatFailsHalfWayLeavesThePodBackingOffNotLost() throws Exception {
+        RecordingApiClient client = new RecordingApiClient();
+        cache.putNode(node("n1"));
+        queue.add(pod("p", "1", null).build());
+        Plugin.Filter broken = new Plugin.Filter() {
+            @Override
+            public String name() {
+                return "Broken";
+            }
+
+            @Override
+            public Status filter(CycleState state, Pod pod, io.cybernetes.scheduler.framework.NodeInfo node) {
+                throw new IllegalStateException("a plugin's bug");
+            }
+        };
+        Scheduler s = scheduler(client, broken);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.scheduleOne(0))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(queue.depths()).isEqualTo(new SchedulingQueue.Depths(0, 1, 0));
+        assertThat(cache.isAssumed(pod("p"))).isFalse();
+    }
 }

@@ -17,9 +17,12 @@ import java.util.Map;
  * (namespace, verb, group, version, resource, subresource, name) or the non-resource path
  * and verb — and follows its answer: allowed, denied (no later mode is asked), or no
  * opinion. Answers are kept for the authorized TTL when allowing, the unauthorized TTL
- * otherwise. A webhook that cannot be reached or answers garbage denies, never allows.
+ * otherwise. A webhook that cannot be reached or answers garbage has no opinion, as
+ * kube-apiserver's: it never allows, and the request is forbidden unless a later mode allows it.
  */
 final class WebhookAuthorizer implements Authorizer {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WebhookAuthorizer.class);
 
     private final WebhookClient webhook;
     private final AuthProperties.AuthorizationWebhook settings;
@@ -80,7 +83,10 @@ final class WebhookAuthorizer implements Authorizer {
         try {
             status = webhook.post(review).path("status");
         } catch (IOException e) {
-            return Decision.deny("the authorization webhook failed: " + e.getMessage());
+            // as kube-apiserver: no opinion (the next mode may still decide; nothing allows by default), the
+            // cause in the server's log and not in the client's answer, and nothing remembered
+            log.warn("the authorization webhook failed: {}", e.getMessage());
+            return Decision.noOpinion("");
         }
         String reason = status.path("reason").asString("");
         Decision d = status.path("allowed").asBoolean(false) ? Decision.allow(reason)

@@ -6,7 +6,6 @@ import tools.jackson.databind.JsonNode;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509TrustManager;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -29,8 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A webhook the API server asks about tokens or requests, named by a kubeconfig file as
  * kube-apiserver's webhook config files name theirs: the first cluster's {@code server}
  * (HTTPS trusting its {@code certificate-authority-data} or {@code certificate-authority}
- * file, or the JVM's trust store; plain HTTP for local use) and the first user's
- * {@code token}, sent as a bearer token. Reviews are POSTed as JSON; answers are cached by
+ * file, or the JVM's trust store, or nothing with {@code insecure-skip-tls-verify}; plain
+ * HTTP for local use) and the first user's {@code token}, sent as a bearer token (client
+ * certificates in the kubeconfig are not used). Reviews are POSTed as JSON; answers are cached by
  * the caller, keyed by what was asked.
  */
 final class WebhookClient {
@@ -76,13 +76,30 @@ final class WebhookClient {
     private static SSLContext tls(JsonNode cluster, Path dir) throws GeneralSecurityException, IOException {
         SSLContext ctx = SSLContext.getInstance("TLS");
         if (cluster.path("insecure-skip-tls-verify").asBoolean(false)) {
-            ctx.init(null, new TrustManager[] {new X509TrustManager() {
+            // an extended trust manager, so that the JDK does not check the host name behind it either
+            ctx.init(null, new TrustManager[] {new javax.net.ssl.X509ExtendedTrustManager() {
                 @Override
                 public void checkClientTrusted(X509Certificate[] chain, String authType) {
                 }
 
                 @Override
                 public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket socket) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket socket) {
+                }
+
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e) {
                 }
 
                 @Override

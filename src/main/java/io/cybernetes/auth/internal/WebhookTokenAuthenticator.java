@@ -70,7 +70,7 @@ final class WebhookTokenAuthenticator {
         }
         Optional<UserInfo> user = Optional.empty();
         String name = status.path("user").path("username").asString("");
-        if (status.path("authenticated").asBoolean(false) && !name.isEmpty()) {
+        if (status.path("authenticated").asBoolean(false) && !name.isEmpty() && audiencesAgree(status)) {
             JsonNode u = status.path("user");
             List<String> groups = new ArrayList<>();
             u.path("groups").forEach(g -> groups.add(g.asString()));
@@ -87,6 +87,24 @@ final class WebhookTokenAuthenticator {
         }
         WebhookClient.remember(cache, key, user, settings.cacheTtl());
         return user;
+    }
+
+    /**
+     * When this server names its audiences, the webhook's answer must share one of them (an
+     * answer that names none is taken to be for this server), as kube-apiserver checks it.
+     */
+    private boolean audiencesAgree(JsonNode status) {
+        if (audiences.isEmpty() || !status.path("audiences").isArray() || status.path("audiences").isEmpty()) {
+            return true;
+        }
+        for (JsonNode a : status.path("audiences")) {
+            if (audiences.contains(a.asString(""))) {
+                return true;
+            }
+        }
+        log.warn("the token authentication webhook vouched for a token of other audiences: {}",
+                status.path("audiences"));
+        return false;
     }
 
     private static String sha256(String token) {

@@ -93,7 +93,8 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     @Override
     public PostFilterResult postFilter(CycleState state, Pod pod, List<NodeInfo> nodes, Map<String, Status> filtered,
                                        Handle handle) {
-        Optional<String> ineligible = ineligible(pod, nodes);
+        Optional<String> ineligible = handle.preemptionRunning(pod)
+                ? Optional.of("waiting for the preemption for this pod to be finished") : ineligible(pod, nodes);
         if (ineligible.isPresent()) {
             return PostFilterResult.failed(Status.unschedulable(ineligible.get()), null);
         }

@@ -41,6 +41,7 @@ public final class Framework implements Plugin.Handle {
     private final ForkJoinPool pool;
     private volatile Supplier<List<PodDisruptionBudget>> budgets = List::of;
     private volatile ClusterVolumes volumes = ClusterVolumes.NONE;
+    private volatile java.util.function.Predicate<Pod> preempting = pod -> false;
     private final java.util.Set<ClusterEvent> interesting;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
@@ -65,6 +66,16 @@ public final class Framework implements Plugin.Handle {
     @Override
     public List<PodDisruptionBudget> disruptionBudgets() {
         return budgets.get();
+    }
+
+    /** Which pods have evictions of their preemption under way (the scheduler knows). */
+    public void preemptionsRunning(java.util.function.Predicate<Pod> running) {
+        this.preempting = running;
+    }
+
+    @Override
+    public boolean preemptionRunning(Pod pod) {
+        return preempting.test(pod);
     }
 
     /** Where the volume plugins read claims and volumes from: the scheduler's informers. */

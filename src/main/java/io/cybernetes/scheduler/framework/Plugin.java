@@ -139,6 +139,11 @@ public interface Plugin {
 
         /** The cluster's claims and volumes as the scheduler's informers hold them. */
         ClusterVolumes volumes();
+
+        /** Whether the evictions of an earlier preemption for this pod are still under way. */
+        default boolean preemptionRunning(Pod pod) {
+            return false;
+        }
     }
 
     /** A plugin that reads the cluster through the framework: given the handle once, when the framework is made. */

@@ -18,9 +18,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Pod affinity and anti-affinity by topology domain. Required affinity: the node's domain
- * (its value of the term's topologyKey) must hold a pod the term selects — unless no pod
- * anywhere matches and the pod matches its own term (the first of a group). Required
+ * Pod affinity and anti-affinity by topology domain. Required affinity: in each term's
+ * domain (the node's value of its topologyKey) there must be a pod that matches every
+ * term — unless no such pod is placed anywhere and the pod matches its own terms (the first
+ * of a group). Required
  * anti-affinity: the domain must hold none. And symmetrically, no pod already in the
  * domain may have an anti-affinity term that selects the new pod. Preferred terms add
  * (affinity) or take away (anti-affinity) their weight per matching pod in the domain;
@@ -48,9 +49,11 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
         final List<LabelSelector> affinitySelectors;
         final List<PodAffinityTerm> antiTerms;
         final List<LabelSelector> antiSelectors;
-        final boolean[] selfMatch;
+        /** Whether the pod matches every one of its own affinity terms (it may then be the first of its group). */
+        final boolean selfMatchesAll;
         final List<Map<String, Integer>> affinity = new ArrayList<>();
-        final int[] affinityMatched;
+        /** How many (term, domain) counts pods matching every term added: none means no such pod is placed. */
+        int affinityCounted;
         final List<Map<String, Integer>> antiAffinity = new ArrayList<>();
         final Map<String, Integer> existingAntiAffinity;
         final Map<String, Long> preferred;
@@ -60,12 +63,12 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
             affinitySelectors = affinityTerms.stream().map(InterPodAffinity::selector).toList();
             antiTerms = required(pod, true);
             antiSelectors = antiTerms.stream().map(InterPodAffinity::selector).toList();
-            selfMatch = new boolean[affinityTerms.size()];
+            boolean all = !affinityTerms.isEmpty();
             for (int i = 0; i < affinityTerms.size(); i++) {
-                selfMatch[i] = selects(affinityTerms.get(i), affinitySelectors.get(i), pod, pod);
+                all &= selects(affinityTerms.get(i), affinitySelectors.get(i), pod, pod);
                 affinity.add(new HashMap<>());
             }
-            affinityMatched = new int[affinityTerms.size()];
+            selfMatchesAll = all;
             antiTerms.forEach(t -> antiAffinity.add(new HashMap<>()));
             existingAntiAffinity = new HashMap<>();
             preferred = new HashMap<>();
@@ -76,9 +79,9 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
             affinitySelectors = d.affinitySelectors;
             antiTerms = d.antiTerms;
             antiSelectors = d.antiSelectors;
-            selfMatch = d.selfMatch;
+            selfMatchesAll = d.selfMatchesAll;
             d.affinity.forEach(m -> affinity.add(new HashMap<>(m)));
-            affinityMatched = d.affinityMatched.clone();
+            affinityCounted = d.affinityCounted;
             d.antiAffinity.forEach(m -> antiAffinity.add(new HashMap<>(m)));
             existingAntiAffinity = new HashMap<>(d.existingAntiAffinity);
             preferred = d.preferred; // read by scoring, which never runs on a changed state
@@ -93,13 +96,24 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
             return !affinityTerms.isEmpty() || !antiTerms.isEmpty();
         }
 
-        /** Counts {@code other}, on node {@code n}, in or out ({@code delta} 1 or -1) of the pod's own terms. */
+        /**
+         * Counts {@code other}, on node {@code n}, in or out ({@code delta} 1 or -1) of the
+         * pod's own terms: for affinity only a pod that matches every term counts, in each
+         * term's domain (one pod must satisfy them all, as in Kubernetes); for anti-affinity
+         * each term on its own.
+         */
         void countTerms(Pod pod, Pod other, NodeInfo n, int delta) {
-            for (int i = 0; i < affinityTerms.size(); i++) {
-                PodAffinityTerm t = affinityTerms.get(i);
-                if (selects(t, affinitySelectors.get(i), pod, other)) {
-                    affinityMatched[i] += delta;
-                    add(affinity.get(i), domain(n, t.getTopologyKey()), delta);
+            boolean matchesAll = !affinityTerms.isEmpty();
+            for (int i = 0; i < affinityTerms.size() && matchesAll; i++) {
+                matchesAll = selects(affinityTerms.get(i), affinitySelectors.get(i), pod, other);
+            }
+            if (matchesAll) {
+                for (int i = 0; i < affinityTerms.size(); i++) {
+                    String domain = domain(n, affinityTerms.get(i).getTopologyKey());
+                    if (domain != null) {
+                        add(affinity.get(i), domain, delta);
+                        affinityCounted += delta;
+                    }
                 }
             }
             for (int i = 0; i < antiTerms.size(); i++) {
@@ -267,13 +281,17 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
         if (d == null) {
             return Status.SUCCESS;
         }
+        boolean podsExist = true;
         for (int i = 0; i < d.affinityTerms.size(); i++) {
             String dom = domain(node, d.affinityTerms.get(i).getTopologyKey());
-            boolean firstOfItsGroup = d.affinityMatched[i] == 0 && d.selfMatch[i];
-            boolean ok = dom != null && (d.affinity.get(i).containsKey(dom) || firstOfItsGroup);
-            if (!ok) {
+            if (dom == null) {
                 return Status.unresolvable(AFFINITY);
             }
+            podsExist &= d.affinity.get(i).containsKey(dom);
+        }
+        // the first pod of a group that has affinity to itself: no pod matching all its terms is placed yet
+        if (!podsExist && !(d.affinityCounted == 0 && d.selfMatchesAll)) {
+            return Status.unresolvable(AFFINITY);
         }
         for (int i = 0; i < d.antiTerms.size(); i++) {
             String dom = domain(node, d.antiTerms.get(i).getTopologyKey());

@@ -229,4 +229,17 @@ class DefaultPreemptionTest {
                 .withNewSelector().endSelector().endSpec().build();
         assertThat(DefaultPreemption.Budget.of(List.of(empty))).isEmpty();
     }
+
+    @Test
+    void aPodWhosePreemptionIsStillEvictingPreemptsNothingMore() {
+        Framework f = framework();
+        Pod pod = incoming("2", 10);
+        f.preemptionsRunning(p -> p.getMetadata().getName().equals("incoming"));
+        Framework.Decision d = f.schedule(pod, nodes(Map.of("n1", List.of(running("low", "4", 1, 1)))));
+        assertThat(d.preempting()).isFalse();
+        assertThat(d.postFilter().status().reasons()).containsExactly(
+                "waiting for the preemption for this pod to be finished");
+        f.preemptionsRunning(p -> false);
+        assertThat(f.schedule(pod, nodes(Map.of("n1", List.of(running("low", "4", 1, 1))))).preempting()).isTrue();
+    }
 }

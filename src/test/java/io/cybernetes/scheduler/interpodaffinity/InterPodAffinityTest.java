@@ -178,4 +178,22 @@ class InterPodAffinityTest {
         plugin.addPod(state, app, db, n1);
         assertThat(plugin.filter(state, app, n2).isSuccess()).isTrue();
     }
+
+    @Test
+    void oneAndTheSamePodMustMatchEveryRequiredAffinityTerm() {
+        Pod app = pod("app", null, null).editSpec().withNewAffinity().withNewPodAffinity()
+                .withRequiredDuringSchedulingIgnoredDuringExecution(term("db", "zone"), new PodAffinityTermBuilder()
+                        .withNewLabelSelector().addToMatchLabels("tier", "backend").endLabelSelector()
+                        .withTopologyKey("zone").build()).endPodAffinity().endAffinity().endSpec().build();
+        Pod db = labelled("db", "db");
+        Pod backend = pod("backend", null, null).editMetadata().addToLabels("tier", "backend").endMetadata().build();
+        Map<String, Status> apart = verdicts(app, List.of(node("n1", "a", db, backend), node("n2", "b")));
+        assertThat(apart.get("n1").reasons()).as("two pods matching one term each").containsExactly(
+                InterPodAffinity.AFFINITY);
+        Pod both = pod("both", null, null).editMetadata().addToLabels("app", "db").addToLabels("tier", "backend")
+                .endMetadata().build();
+        Map<String, Status> together = verdicts(app, List.of(node("n1", "a", both), node("n2", "b")));
+        assertThat(together.get("n1").isSuccess()).isTrue();
+        assertThat(together.get("n2").reasons()).containsExactly(InterPodAffinity.AFFINITY);
+    }
 }
