@@ -39,6 +39,37 @@ public final class CelValues {
                         CelOptions.DEFAULT));
     }
 
+    /**
+     * Evaluates the program, stopping it with {@link CostExceeded} once it has taken more than
+     * {@code stepLimit} evaluation steps (how a cost budget is counted here).
+     */
+    public static Object run(dev.cel.runtime.CelRuntime.Program program, Map<String, Object> vars, long stepLimit)
+            throws dev.cel.runtime.CelEvaluationException {
+        long[] steps = {0};
+        return program.trace(vars, (expr, result) -> {
+            if (++steps[0] > stepLimit) {
+                throw new CostExceeded();
+            }
+        });
+    }
+
+    /** Whether the failure was an evaluation stopped for spending more than its budget. */
+    public static boolean costExceeded(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CostExceeded) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Thrown from the evaluation listener to stop an expression that spends more than its budget. */
+    public static final class CostExceeded extends RuntimeException {
+        CostExceeded() {
+            super("operation cancelled: actual cost limit exceeded", null, false, false);
+        }
+    }
+
     /** A JSON value as CEL sees it: maps, lists, int64, double, string, bool, null. */
     public static Object of(JsonNode n) {
         if (n == null || n.isNull() || n.isMissingNode()) {

@@ -107,21 +107,14 @@ public final class MatchConditions {
     }
 
     private static Object run(CelRuntime.Program program, Map<String, Object> vars) throws CelEvaluationException {
-        long[] steps = {0};
-        return program.trace(vars, (expr, result) -> {
-            if (++steps[0] > STEP_LIMIT) {
-                throw new IllegalStateException("operation cancelled: actual cost limit exceeded");
-            }
-        });
+        return CelValues.run(program, vars, STEP_LIMIT);
     }
 
     private static String message(Exception e) {
-        String m = e.getMessage();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof IllegalStateException && t.getMessage() != null) {
-                m = t.getMessage();
-            }
+        if (CelValues.costExceeded(e)) {
+            return "operation cancelled: actual cost limit exceeded";
         }
+        String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m.replaceFirst("^evaluation error: ", "");
     }
 

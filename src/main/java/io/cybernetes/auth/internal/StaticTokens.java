@@ -130,7 +130,8 @@ final class StaticTokens {
         return fields;
     }
 
-    private static String digest(String token) {
+    /** A token's SHA-256, in hex: what token lookups and caches key by, so the token itself is kept nowhere. */
+    static String digest(String token) {
         try {
             return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(token.getBytes(StandardCharsets.UTF_8)));

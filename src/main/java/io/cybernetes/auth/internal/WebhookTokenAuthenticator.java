@@ -9,12 +9,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +44,7 @@ final class WebhookTokenAuthenticator {
     }
 
     Optional<UserInfo> authenticate(String token) {
-        String key = sha256(token);
+        String key = StaticTokens.digest(token);
         Optional<UserInfo> known = WebhookClient.recall(cache, key);
         if (known != null) {
             return known;
@@ -105,14 +101,5 @@ final class WebhookTokenAuthenticator {
         log.warn("the token authentication webhook vouched for a token of other audiences: {}",
                 status.path("audiences"));
         return false;
-    }
-
-    private static String sha256(String token) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(token.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

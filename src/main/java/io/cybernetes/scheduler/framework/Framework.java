@@ -42,6 +42,8 @@ public final class Framework implements Plugin.Handle {
     private volatile Supplier<List<PodDisruptionBudget>> budgets = List::of;
     private volatile ClusterVolumes volumes = ClusterVolumes.NONE;
     private volatile java.util.function.Predicate<Pod> preempting = pod -> false;
+    /** Each plugin's registered events and hints, asked once (plugins without any are absent). */
+    private final Map<String, Map<ClusterEvent, Plugin.QueueingHint>> hints = new java.util.HashMap<>();
     private final java.util.Set<ClusterEvent> interesting;
 
     /** @param percentageOfNodesToScore 0 for Kubernetes' adaptive default */
@@ -54,6 +56,11 @@ public final class Framework implements Plugin.Handle {
         this.profile = profile;
         this.percentageOfNodesToScore = percentageOfNodesToScore;
         this.pool = new ForkJoinPool(Math.max(1, parallelism));
+        profile.byName.forEach((name, p) -> {
+            if (p instanceof Plugin.EnqueueExtensions e) {
+                hints.put(name, Map.copyOf(e.eventsToRegister()));
+            }
+        });
         this.interesting = interesting(profile);
         profile.handleAware.forEach(p -> p.handle(this));
     }
@@ -101,17 +108,17 @@ public final class Framework implements Plugin.Handle {
         return interesting.contains(event);
     }
 
-    private static java.util.Set<ClusterEvent> interesting(Profile profile) {
+    private java.util.Set<ClusterEvent> interesting(Profile profile) {
         java.util.Set<ClusterEvent> events = java.util.EnumSet.noneOf(ClusterEvent.class);
         for (Plugin p : profile.byName.values()) {
             if (!(p instanceof Plugin.Filter) && !(p instanceof Plugin.PreFilter)) {
                 continue;
             }
-            if (p instanceof Plugin.EnqueueExtensions e) {
-                events.addAll(e.eventsToRegister().keySet());
-            } else {
+            Map<ClusterEvent, Plugin.QueueingHint> registered = hints.get(p.name());
+            if (registered == null) {
                 return java.util.EnumSet.allOf(ClusterEvent.class);
             }
+            events.addAll(registered.keySet());
         }
         return events;
     }
@@ -128,11 +135,11 @@ public final class Framework implements Plugin.Handle {
             return true;
         }
         for (String name : rejectedBy) {
-            Plugin plugin = profile.byName.get(name);
-            if (!(plugin instanceof Plugin.EnqueueExtensions e)) {
+            Map<ClusterEvent, Plugin.QueueingHint> registered = hints.get(name);
+            if (registered == null) {
                 return true;
             }
-            Plugin.QueueingHint hint = e.eventsToRegister().get(event);
+            Plugin.QueueingHint hint = registered.get(event);
             try {
                 if (hint != null && hint.mayHelp(pod, before, after)) {
                     return true;

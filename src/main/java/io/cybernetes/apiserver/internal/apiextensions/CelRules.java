@@ -209,26 +209,12 @@ public final class CelRules {
     }
 
     private static Object run(CelRuntime.Program program, Map<String, Object> vars) throws CelEvaluationException {
-        long[] steps = {0};
-        return program.trace(vars, (expr, result) -> {
-            if (++steps[0] > PER_CALL_LIMIT) {
-                throw new CostExceeded();
-            }
-        });
-    }
-
-    /** Thrown from the evaluation listener to stop a rule that spends more than its budget. */
-    private static final class CostExceeded extends RuntimeException {
-        CostExceeded() {
-            super("operation cancelled: actual cost limit exceeded", null, false, false);
-        }
+        return CelValues.run(program, vars, PER_CALL_LIMIT);
     }
 
     private static String evaluationError(Exception e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof CostExceeded) {
-                return "validation failed due to running out of cost budget, no further validation rules will be run";
-            }
+        if (CelValues.costExceeded(e)) {
+            return "validation failed due to running out of cost budget, no further validation rules will be run";
         }
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m.replaceFirst("^evaluation error: ", "");
