@@ -287,10 +287,11 @@ class WebhookApiTest extends ApiTestSupport {
         configure("validating", "broken", hook("/deny"), ",\"matchConditions\":[{\"name\":\"missing-field\","
                 + "\"expression\":\"object.spec.nothing == 'x'\"}]");
         eventually(() -> {
-            Response r = configMap("b-" + System.nanoTime(), "?dryRun=All");
-            assertThat(r.code()).isEqualTo(500);
-            assertThat(r.text("message")).startsWith("Internal error occurred: failed calling webhook"
-                    + " \"broken.example.test\": failed to evaluate match conditions: missing-field: ");
+            String name = "b-" + System.nanoTime();
+            Response r = configMap(name, "?dryRun=All");
+            assertThat(r.code()).as("failing closed, as kube-apiserver").isEqualTo(403);
+            assertThat(r.text("message")).startsWith("configmaps \"" + name + "\" is forbidden: expression"
+                    + " 'object.spec.nothing == 'x'' resulted in error: ");
         });
         removeConfigurations();
         configure("validating", "broken", hook("/deny"), ",\"failurePolicy\":\"Ignore\",\"matchConditions\":[{"

@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code oldObject} (null on create, the object on delete) and {@code request} (kind,
  * resource, subResource, name, namespace, operation, userInfo, dryRun), all of which must
  * be true for the webhook to be called. One that is false skips the webhook; one that fails
- * (when none is false) leaves the call to the webhook's failurePolicy. Expressions are
+ * (when none is false) skips it under failurePolicy Ignore and forbids the request under
+ * Fail, as kube-apiserver does. Expressions are
  * checked when the configuration is written and compiled once.
  */
 public final class MatchConditions {
@@ -77,19 +78,21 @@ public final class MatchConditions {
                 "request", request(a));
         List<String> errors = new ArrayList<>();
         for (JsonNode c : conditions) {
-            String name = c.path("name").asString("");
+            String expression = c.path("expression").asString("");
             try {
-                Object result = run(program(c.path("expression").asString("")), vars);
+                Object result = run(program(expression), vars);
                 if (!(result instanceof Boolean b)) {
-                    errors.add(name + ": must evaluate to bool");
+                    errors.add("expression '" + expression + "' resulted in error: must evaluate to bool");
                 } else if (!b) {
                     return Outcome.NO_MATCH;
                 }
             } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
-                errors.add(name + ": " + message(e));
+                errors.add("expression '" + expression + "' resulted in error: " + message(e));
             }
         }
-        return errors.isEmpty() ? Outcome.MATCH : new Outcome(false, String.join("; ", errors));
+        // one error as it is, several as Go's aggregate prints them
+        return errors.isEmpty() ? Outcome.MATCH : new Outcome(false, errors.size() == 1 ? errors.get(0)
+                : "[" + String.join(", ", errors) + "]");
     }
 
     private static CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {

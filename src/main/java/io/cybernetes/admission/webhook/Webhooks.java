@@ -52,8 +52,12 @@ final class Webhooks {
                 String name = webhook.path("name").asString("");
                 MatchConditions.Outcome conditions = MatchConditions.evaluate(webhook.path("matchConditions"), a);
                 if (conditions.error() != null) {
-                    failed(webhook, name, "failed to evaluate match conditions: " + conditions.error());
-                    continue;
+                    if ("Ignore".equals(webhook.path("failurePolicy").asString("Fail"))) {
+                        continue;
+                    }
+                    // failing closed, as kube-apiserver: the request is forbidden without calling the webhook
+                    log.warn("Failed evaluating match conditions, failing closed {}: {}", name, conditions.error());
+                    throw ApiException.forbidden(a.group(), a.resource(), a.name(), conditions.error());
                 }
                 if (!conditions.matched()) {
                     continue;
