@@ -3,6 +3,7 @@ package io.cybernetes.apiserver;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -20,6 +21,8 @@ import java.time.Duration;
  *                              The container keeps a buffer this large for every open request (a watch included)
  * @param maxLongRunningRequests streams to nodes open at once (pods' logs, exec, attach, port-forward); more get
  *                              429 with Retry-After; they do not count against {@code maxRequestsInFlight}; 0 = no limit
+ * @param encryptionProviderConfig an EncryptionConfiguration file (kube-apiserver's --encryption-provider-config);
+ *                              null: {@code <data>/pki/encryption-config.yaml}, generated at first start
  */
 @ConfigurationProperties("cybernetes.apiserver")
 public record ApiServerProperties(
@@ -32,5 +35,6 @@ public record ApiServerProperties(
         @DefaultValue("50ms") Duration watchFlushInterval,
         @DefaultValue("60s") Duration requestTimeout,
         @DefaultValue("65536") int maxRequestHeaderBytes,
-        @DefaultValue("1000") int maxLongRunningRequests) {
+        @DefaultValue("1000") int maxLongRunningRequests,
+        Path encryptionProviderConfig) {
 }

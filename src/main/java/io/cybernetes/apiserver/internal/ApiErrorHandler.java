@@ -68,6 +68,11 @@ class ApiErrorHandler {
         if (e instanceof StorageException se && se.code() == StorageException.Code.UNAVAILABLE) {
             return ApiException.unavailable(se.getMessage(), 1);
         }
+        if (e instanceof StorageException se && se.code() == StorageException.Code.INTERNAL) {
+            // the store says what is wrong (a value no configured key decrypts): the client is told, as by Kubernetes
+            log.warn("request failed: {}", se.getMessage());
+            return ApiException.internal(se.getMessage());
+        }
         log.error("request failed unexpectedly", e);
         return ApiException.internal("the server could not complete the request; its log has the details");
     }

@@ -4,6 +4,7 @@ import io.cybernetes.api.Json;
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.StorageException.Code;
 import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.ValueTransformer;
 import io.cybernetes.store.WatchEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,14 +40,17 @@ final class GroupCommitter implements AutoCloseable {
 
     private final DataSource dataSource;
     private final int maxBatch;
+    private final ValueTransformer transformer;
     private final Consumer<List<WatchEvent>> onCommit;
     private final BlockingQueue<List<WriteOp>> queue = new LinkedBlockingQueue<>();
     private final Thread writer;
     private volatile boolean running = true;
 
-    GroupCommitter(DataSource dataSource, int maxBatch, Consumer<List<WatchEvent>> onCommit) {
+    GroupCommitter(DataSource dataSource, int maxBatch, ValueTransformer transformer,
+                   Consumer<List<WatchEvent>> onCommit) {
         this.dataSource = dataSource;
         this.maxBatch = maxBatch;
+        this.transformer = transformer;
         this.onCommit = onCommit;
         this.writer = new Thread(this::run, "store-group-commit");
         this.writer.setDaemon(true);
@@ -100,8 +104,15 @@ final class GroupCommitter implements AutoCloseable {
         }
     }
 
-    /** The state of one key as seen inside a batch; value null means absent. */
-    private record Current(String uid, long createRevision, long modRevision, ObjectNode value, String json, boolean inDatabase) {
+    /**
+     * The state of one key as seen inside a batch; value null means absent, or (with {@code unreadable})
+     * present but not readable with the configured providers. {@code stored} is the text to write.
+     */
+    private record Current(String uid, long createRevision, long modRevision, ObjectNode value, String stored,
+                           boolean inDatabase, StorageException unreadable) {
+        Current(String uid, long createRevision, long modRevision, ObjectNode value, String stored, boolean inDatabase) {
+            this(uid, createRevision, modRevision, value, stored, inDatabase, null);
+        }
     }
 
     private void commit(List<WriteOp> batch) {
@@ -113,7 +124,7 @@ final class GroupCommitter implements AutoCloseable {
             c.setAutoCommit(false);
             try {
                 long revision = lockCounter(c);
-                Map<String, Current> state = loadCurrent(c, batch);
+                Map<String, Current> state = loadCurrent(c, batch, transformer);
                 Map<String, Current> original = new HashMap<>(state);
                 long now = System.currentTimeMillis();
                 try (PreparedStatement logInsert = c.prepareStatement(
@@ -146,12 +157,13 @@ final class GroupCommitter implements AutoCloseable {
                         }
                         logInsert.setLong(6, now);
                         String json = Json.write(stamped);
-                        logInsert.setString(7, json);
+                        String stored = transformer.toStorage(op.key(), json);
+                        logInsert.setString(7, stored);
                         logInsert.addBatch();
                         boolean inDb = cur != null && cur.inDatabase();
                         state.put(op.key(), op.kind() == WriteOp.Kind.DELETE
                                 ? new Current(null, 0, rev, null, null, inDb)
-                                : new Current(uidOf(stamped), createRev, rev, stamped, json, inDb));
+                                : new Current(uidOf(stamped), createRev, rev, stamped, stored, inDb));
                         applied.add(op);
                         results.add(new StoredObject(op.key(), createRev, rev, stamped, json));
                         events.add(new WatchEvent(type, rev, op.key(), stamped, cur == null ? null : cur.value(), json));
@@ -246,7 +258,8 @@ final class GroupCommitter implements AutoCloseable {
                     + " FROM kv_current WHERE obj_key IN (" + String.join(",", java.util.Collections.nCopies(n, "?"))
                     + ")"));
 
-    private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch) throws SQLException {
+    private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch, ValueTransformer transformer)
+            throws SQLException {
         Map<String, Current> state = new HashMap<>();
         List<String> keys = batch.stream().map(WriteOp::key).distinct().toList();
         for (int from = 0; from < keys.size(); from += LOAD_SHAPES[LOAD_SHAPES.length - 1]) {
@@ -260,8 +273,16 @@ final class GroupCommitter implements AutoCloseable {
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        state.put(rs.getString(1), new Current(rs.getString(2), rs.getLong(3), rs.getLong(4),
-                                Json.parseStored(rs.getString(5)), null, true));
+                        String key = rs.getString(1);
+                        Current cur;
+                        try {
+                            cur = new Current(rs.getString(2), rs.getLong(3), rs.getLong(4),
+                                    Json.parseStored(transformer.fromStorage(key, rs.getString(5))), null, true);
+                        } catch (StorageException unreadable) {
+                            cur = new Current(rs.getString(2), rs.getLong(3), rs.getLong(4), null, null, true,
+                                    unreadable);
+                        }
+                        state.put(key, cur);
                     }
                 }
             }
@@ -270,6 +291,10 @@ final class GroupCommitter implements AutoCloseable {
     }
 
     private static StorageException check(WriteOp op, Current cur) {
+        if (cur != null && cur.unreadable() != null) {
+            return op.kind() == WriteOp.Kind.CREATE
+                    ? new StorageException(Code.KEY_EXISTS, op.key(), "key exists: " + op.key()) : cur.unreadable();
+        }
         boolean exists = cur != null && cur.value() != null;
         if (op.kind() == WriteOp.Kind.CREATE) {
             return exists ? new StorageException(Code.KEY_EXISTS, op.key(), "key exists: " + op.key()) : null;
@@ -314,7 +339,7 @@ final class GroupCommitter implements AutoCloseable {
                     update.setString(1, now.uid());
                     update.setLong(2, now.createRevision());
                     update.setLong(3, now.modRevision());
-                    update.setString(4, now.json());
+                    update.setString(4, now.stored());
                     update.setString(5, e.getKey());
                     update.addBatch();
                     upd = true;
@@ -323,7 +348,7 @@ final class GroupCommitter implements AutoCloseable {
                     insert.setString(2, now.uid());
                     insert.setLong(3, now.createRevision());
                     insert.setLong(4, now.modRevision());
-                    insert.setString(5, now.json());
+                    insert.setString(5, now.stored());
                     insert.addBatch();
                     ins = true;
                 }

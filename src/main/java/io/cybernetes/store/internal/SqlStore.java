@@ -9,6 +9,7 @@ import io.cybernetes.store.StorageException.Code;
 import io.cybernetes.store.Store;
 import io.cybernetes.store.StoreProperties;
 import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.ValueTransformer;
 import io.cybernetes.store.Watch;
 import io.cybernetes.store.WatchEvent;
 import org.slf4j.Logger;
@@ -48,6 +49,7 @@ public final class SqlStore implements Store, AutoCloseable {
     private final DataSource dataSource;
     private final StoreProperties props;
     private final RevisionLogRepository logRepository;
+    private final ValueTransformer transformer;
     private final WatchCache cache;
     private final GroupCommitter committer;
     private final BlockingQueue<List<WatchEvent>> localCommits = new LinkedBlockingQueue<>();
@@ -58,13 +60,19 @@ public final class SqlStore implements Store, AutoCloseable {
     private volatile String lastProblem;
 
     public SqlStore(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
+        this(dataSource, props, logRepository, ValueTransformer.IDENTITY);
+    }
+
+    public SqlStore(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository,
+                    ValueTransformer transformer) {
         this.dataSource = dataSource;
         this.props = props;
         this.logRepository = logRepository;
+        this.transformer = transformer;
         this.cache = new WatchCache(props.watchCacheEvents(), props.watcherQueue());
         logDatabase(dataSource);
         resync();
-        this.committer = new GroupCommitter(dataSource, props.maxBatch(), localCommits::add);
+        this.committer = new GroupCommitter(dataSource, props.maxBatch(), transformer, localCommits::add);
         this.tailer = new Thread(this::tail, "store-log-tailer");
         this.tailer.setDaemon(true);
         this.tailer.start();
@@ -171,8 +179,10 @@ public final class SqlStore implements Store, AutoCloseable {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                String json = rs.getString(3);
-                return Optional.of(new StoredObject(key, rs.getLong(1), rs.getLong(2), Json.parseStored(json), json));
+                String stored = rs.getString(3);
+                String json = transformer.fromStorage(key, stored);
+                return Optional.of(new StoredObject(key, rs.getLong(1), rs.getLong(2), Json.parseStored(json), json,
+                        transformer.stale(key, stored)));
             }
         } catch (SQLException e) {
             throw unavailable(key, e);
@@ -305,7 +315,8 @@ public final class SqlStore implements Store, AutoCloseable {
                     }
                     String prev = rs.getString(5);
                     out.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1), key,
-                            Json.parseStored(rs.getString(4)), prev == null ? null : Json.parseStored(prev)));
+                            Json.parseStored(transformer.fromStorage(key, rs.getString(4))),
+                            prev == null ? null : Json.parseStored(transformer.fromStorage(key, prev))));
                 }
             }
         } catch (SQLException e) {
@@ -317,8 +328,11 @@ public final class SqlStore implements Store, AutoCloseable {
     @Override
     public List<WatchEvent> history(String key) {
         return logRepository.findByKeyOrderByRevisionAsc(key).stream()
-                .map(e -> new WatchEvent(WatchEvent.Type.valueOf(e.eventType()), e.revision(), e.key(),
-                        Json.parseStored(e.value()), null, e.value()))
+                .map(e -> {
+                    String json = transformer.fromStorage(key, e.value());
+                    return new WatchEvent(WatchEvent.Type.valueOf(e.eventType()), e.revision(), e.key(),
+                            Json.parseStored(json), null, json);
+                })
                 .toList();
     }
 
@@ -365,23 +379,22 @@ public final class SqlStore implements Store, AutoCloseable {
     private void catchUp() {
         while (true) {
             long head = cache.revision();
-            List<WatchEvent> events = new ArrayList<>();
+            List<RawEntry> rows = new ArrayList<>();
             try (Connection c = dataSource.getConnection();
                  PreparedStatement ps = c.prepareStatement("SELECT revision, obj_key, event_type, obj_value FROM kv_log"
                          + " WHERE revision >= ? ORDER BY revision LIMIT 1001")) {
                 ps.setLong(1, head);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String json = rs.getString(4);
-                        events.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1),
-                                rs.getString(2), Json.parseStored(json), null, json));
+                        rows.add(new RawEntry(rs.getLong(1), rs.getString(2), WatchEvent.Type.valueOf(rs.getString(3)),
+                                rs.getString(4)));
                     }
                 }
             } catch (SQLException e) {
                 throw unavailable("", e);
             }
             WatchEvent applied = cache.headEvent();
-            WatchEvent logged = !events.isEmpty() && events.get(0).revision() == head ? events.remove(0) : null;
+            RawEntry logged = !rows.isEmpty() && rows.get(0).revision() == head ? rows.remove(0) : null;
             // a missing entry is no evidence when compaction may have taken it (superseded, and old enough)
             if (applied != null && !sameEntry(applied, logged) && (logged != null || head > compactedRevision())) {
                 log.warn("the database's revision log does not hold revision {} as this replica applied it (the"
@@ -390,8 +403,12 @@ public final class SqlStore implements Store, AutoCloseable {
                 resync();
                 return;
             }
-            if (events.isEmpty()) {
+            if (rows.isEmpty()) {
                 return;
+            }
+            List<WatchEvent> events = new ArrayList<>(rows.size());
+            for (RawEntry r : rows) {
+                events.add(logged(r.revision(), r.key(), r.type(), r.stored()));
             }
             if (!cache.apply(events)) {
                 log.warn("the revision log has a gap after revision {} (compacted past this replica); reloading",
@@ -405,13 +422,48 @@ public final class SqlStore implements Store, AutoCloseable {
         }
     }
 
+    /** A row of the revision log as the database holds it. */
+    private record RawEntry(long revision, String key, WatchEvent.Type type, String stored) {
+    }
+
+    /**
+     * A log entry as the cache applies it. One whose value this replica cannot read (a key it is
+     * not configured with) comes without an object: the cache forgets the key and tells no watcher.
+     */
+    private WatchEvent logged(long revision, String key, WatchEvent.Type type, String stored) {
+        String json = readable(key, stored);
+        if (json == null) {
+            return new WatchEvent(type, revision, key, null, null, null);
+        }
+        return new WatchEvent(type, revision, key, Json.parseStored(json), null, json);
+    }
+
+    /** The JSON text of a stored value, or null (with a warning) when no configured provider reads it. */
+    private String readable(String key, String stored) {
+        try {
+            return transformer.fromStorage(key, stored);
+        } catch (StorageException e) {
+            log.warn("{}; the object is left out of lists and watches here, and reading it answers 500, until a"
+                    + " provider that reads it is configured", e.getMessage());
+            return null;
+        }
+    }
+
     /**
      * Whether the log's entry is the event applied. The texts are compared as UTF-8 holds them:
      * a lone surrogate in a string the cache kept comes back from PostgreSQL as {@code ?}.
      */
-    private static boolean sameEntry(WatchEvent applied, WatchEvent logged) {
-        return logged != null && applied.key().equals(logged.key()) && applied.type() == logged.type()
-                && asUtf8(applied.jsonText()).equals(asUtf8(logged.jsonText()));
+    private boolean sameEntry(WatchEvent applied, RawEntry logged) {
+        if (logged == null || !applied.key().equals(logged.key()) || applied.type() != logged.type()) {
+            return false;
+        }
+        String json;
+        try {
+            json = transformer.fromStorage(logged.key(), logged.stored());
+        } catch (StorageException unreadable) {
+            return false;
+        }
+        return asUtf8(applied.jsonText()).equals(asUtf8(json));
     }
 
     private static String asUtf8(String text) {
@@ -435,9 +487,11 @@ public final class SqlStore implements Store, AutoCloseable {
                         "SELECT obj_key, create_revision, mod_revision, obj_value FROM kv_current");
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String json = rs.getString(4);
-                        all.add(new StoredObject(rs.getString(1), rs.getLong(2), rs.getLong(3), Json.parseStored(json),
-                                json));
+                        String key = rs.getString(1);
+                        String json = readable(key, rs.getString(4));
+                        if (json != null) {
+                            all.add(new StoredObject(key, rs.getLong(2), rs.getLong(3), Json.parseStored(json), json));
+                        }
                     }
                 }
                 c.commit();

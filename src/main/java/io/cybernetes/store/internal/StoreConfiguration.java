@@ -2,6 +2,8 @@ package io.cybernetes.store.internal;
 
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.StoreProperties;
+import io.cybernetes.store.ValueTransformer;
+import org.springframework.beans.factory.ObjectProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -20,9 +22,11 @@ import javax.sql.DataSource;
 @EnableScheduling
 class StoreConfiguration {
 
+    /** With the application's {@link ValueTransformer} (encryption at rest), when it has one. */
     @Bean(destroyMethod = "close")
-    SqlStore store(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository) {
-        return new SqlStore(dataSource, props, logRepository);
+    SqlStore store(DataSource dataSource, StoreProperties props, RevisionLogRepository logRepository,
+                   ObjectProvider<ValueTransformer> transformer) {
+        return new SqlStore(dataSource, props, logRepository, transformer.getIfAvailable(() -> ValueTransformer.IDENTITY));
     }
 
     /** The store's request latencies, at {@code /metrics}. */

@@ -110,7 +110,10 @@ final class WatchCache {
         return watchers.size();
     }
 
-    /** Applies events that directly follow the cache's revision; returns false on a gap. */
+    /**
+     * Applies events that directly follow the cache's revision; returns false on a gap. An event
+     * without an object stands for a value that could not be read: the key is dropped, silently.
+     */
     boolean apply(List<WatchEvent> events) {
         lock.lock();
         try {
@@ -122,6 +125,12 @@ final class WatchCache {
                     return false;
                 }
                 Version head = objects.get(e.key());
+                if (e.object() == null) {
+                    // a value this replica cannot read: the key is left out here, and no watcher hears of it
+                    objects.put(e.key(), new Version(e.revision(), e.revision(), null, null, head));
+                    revision = e.revision();
+                    continue;
+                }
                 ObjectNode prev = head == null ? null : head.value;
                 WatchEvent full = new WatchEvent(e.type(), e.revision(), e.key(), e.object(), prev, e.json());
                 long createRevision = e.type() == WatchEvent.Type.ADDED || head == null ? e.revision() : head.createRevision;

@@ -17,7 +17,7 @@ class MaxInFlightFilterTest {
 
     private static ApiServerProperties limit(int n) {
         return new ApiServerProperties(0, "127.0.0.1", 1024, n, Duration.ofMinutes(1), Duration.ofSeconds(1),
-                Duration.ofMillis(50), Duration.ofSeconds(60), 65536, n);
+                Duration.ofMillis(50), Duration.ofSeconds(60), 65536, n, null);
     }
 
     private static MockHttpServletRequest as(UserInfo user) {
@@ -123,7 +123,7 @@ class MaxInFlightFilterTest {
     @Test
     void streamsHaveALimitOfTheirOwnAndAnUpgradedSessionHoldsItsPermitUntilItEnds() throws Exception {
         MaxInFlightFilter filter = new MaxInFlightFilter(new ApiServerProperties(0, "127.0.0.1", 1024, 1,
-                Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofSeconds(60), 65536, 1));
+                Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofSeconds(60), 65536, 1, null));
         UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a"));
         // an exec upgraded to a session: the request returns, the session goes on
         Runnable[] endSession = new Runnable[1];

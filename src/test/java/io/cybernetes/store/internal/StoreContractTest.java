@@ -6,6 +6,7 @@ import io.cybernetes.store.ListResult;
 import io.cybernetes.store.StorageException;
 import io.cybernetes.store.StoreProperties;
 import io.cybernetes.store.StoredObject;
+import io.cybernetes.store.ValueTransformer;
 import io.cybernetes.store.Watch;
 import io.cybernetes.store.WatchEvent;
 import org.junit.jupiter.api.AfterEach;
@@ -389,6 +390,85 @@ abstract class StoreContractTest {
             }
         } finally {
             follower.close();
+        }
+    }
+
+    /** Seals values under one key prefix ("k8s:enc:test:" and the text reversed); opens them only when it may. */
+    static ValueTransformer sealing(String under, boolean opens) {
+        return new ValueTransformer() {
+            @Override
+            public String toStorage(String key, String json) {
+                return key.startsWith(under) ? "k8s:enc:test:" + new StringBuilder(json).reverse() : json;
+            }
+
+            @Override
+            public String fromStorage(String key, String stored) {
+                if (!stored.startsWith("k8s:enc:test:")) {
+                    return ValueTransformer.IDENTITY.fromStorage(key, stored);
+                }
+                if (!opens) {
+                    throw new StorageException(StorageException.Code.INTERNAL, key, "unable to transform key \""
+                            + key + "\": no matching prefix found");
+                }
+                return new StringBuilder(stored.substring("k8s:enc:test:".length())).reverse().toString();
+            }
+        };
+    }
+
+    @Test
+    void theDatabaseHoldsTransformedValuesAndAReplicaThatCannotReadThemLeavesThemOutAndAnswersInternal()
+            throws Exception {
+        StoreProperties props = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
+                Duration.ofMillis(50));
+        String sealed = prefix + "sealed/";
+        ListRequest all = new ListRequest(prefix, ListRequest.Match.ANY, 0, null, null, 0);
+        try (SqlStore writer = new SqlStore(dataSource, props, logRepository, sealing(sealed, true))) {
+            StoredObject s = writer.create(sealed + "s", obj("s", "the-secret"));
+            writer.update(sealed + "s", obj("s", "the-second-secret"), s.modRevision(), null);
+            writer.create(prefix + "plain", obj("plain", "open"));
+            JdbcTemplate db = new JdbcTemplate(dataSource);
+            assertThat(db.queryForList("SELECT obj_value FROM kv_log WHERE obj_key = ?", String.class, sealed + "s"))
+                    .hasSize(2).allSatisfy(v -> assertThat(v).startsWith("k8s:enc:test:").doesNotContain("the-secret")
+                            .doesNotContain("the-second-secret"));
+            assertThat(db.queryForObject("SELECT obj_value FROM kv_current WHERE obj_key = ?", String.class,
+                    sealed + "s")).startsWith("k8s:enc:test:");
+            assertThat(writer.get(sealed + "s").orElseThrow().value().path("data").asString())
+                    .isEqualTo("the-second-secret");
+            assertThat(writer.history(sealed + "s")).extracting(e -> e.object().path("data").asString())
+                    .containsExactly("the-secret", "the-second-secret");
+
+            // a second store on the database with the same transformer reads everything back from it
+            try (SqlStore reader = new SqlStore(dataSource, props, logRepository, sealing(sealed, true))) {
+                assertThat(reader.list(all).items()).extracting(o -> o.value().path("data").asString())
+                        .containsExactly("open", "the-second-secret");
+            }
+            // one without the key: the value is left out of lists, and reading or writing it fails naming it
+            try (SqlStore blind = new SqlStore(dataSource, props, logRepository, sealing(sealed, false))) {
+                assertThat(blind.list(all).items()).extracting(StoredObject::key).containsExactly(prefix + "plain");
+                assertThatThrownBy(() -> blind.get(sealed + "s")).isInstanceOfSatisfying(StorageException.class,
+                        e -> assertThat(e.getMessage()).isEqualTo("unable to transform key \"" + sealed + "s\": no"
+                                + " matching prefix found"));
+                assertThatThrownBy(() -> blind.update(sealed + "s", obj("s", "over"), 0, null))
+                        .isInstanceOfSatisfying(StorageException.class,
+                                e -> assertThat(e.code()).isEqualTo(StorageException.Code.INTERNAL));
+                assertThatThrownBy(() -> blind.create(sealed + "s", obj("s", "again")))
+                        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExists()).isTrue());
+                // later writes tailed from the log: the one it cannot read is left out, the cache goes on
+                writer.create(sealed + "t", obj("t", "another-secret"));
+                long after = writer.create(prefix + "u", obj("u", "x")).modRevision();
+                awaitCache(blind, after);
+                assertThat(blind.list(all).items()).extracting(StoredObject::key)
+                        .containsExactly(prefix + "plain", prefix + "u");
+                assertThat(writer.get(sealed + "s").orElseThrow().value().path("data").asString())
+                        .as("nothing was overwritten").isEqualTo("the-second-secret");
+            }
+            // a store configured with no transformer at all refuses what is encrypted instead of misreading it
+            try (SqlStore plain = new SqlStore(dataSource, props, logRepository)) {
+                assertThat(plain.list(all).items()).extracting(StoredObject::key)
+                        .containsExactly(prefix + "plain", prefix + "u");
+                assertThatThrownBy(() -> plain.get(sealed + "s")).hasMessage("unable to transform key \"" + sealed
+                        + "s\": identity transformer tried to read encrypted data");
+            }
         }
     }
 

@@ -276,7 +276,8 @@ public final class ResourceService {
 
     private static StoredObject withReadDefaults(KindDefinition d, StoredObject o) {
         ObjectNode read = d.schema().onRead(o.value());
-        return read == o.value() ? o : new StoredObject(o.key(), o.createRevision(), o.modRevision(), read);
+        return read == o.value() ? o : new StoredObject(o.key(), o.createRevision(), o.modRevision(), read, null,
+                o.stale());
     }
 
     /** An object written through the request's version, as it is stored (at the kind's storage version). */
@@ -301,7 +302,7 @@ public final class ResourceService {
 
     /**
      * Reads the current object, lets {@code transform} compute the new one, and writes
-     * it if it changed. A conflict is retried with a fresh read unless the caller named
+     * it if it changed (or is stored in a form no longer written). A conflict is retried with a fresh read unless the caller named
      * a resourceVersion ({@code expectedRevision} &gt; 0), which then must be current.
      */
     public Outcome guaranteedUpdate(ResourceType type, String namespace, String name, long expectedRevision,
@@ -326,7 +327,9 @@ public final class ResourceService {
             admission.mutate(type, subresource, namespace, updated, old, opts);
             definitions.of(type).schema().afterMutation(updated);
             finishUpdate(type, subresource, old, updated);
-            if (sameIgnoringVersion(old, updated)) {
+            // an unchanged object is not written again, unless the database holds it as no longer written
+            // (encrypted with a key that is not the first): rewriting it is how a key rotates
+            if (sameIgnoringVersion(old, updated) && !cur.stale()) {
                 return Outcome.ok(old, List.of());
             }
             if (opts.appliedConfig() == null) {

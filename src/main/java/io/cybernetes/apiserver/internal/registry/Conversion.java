@@ -21,7 +21,7 @@ public record Conversion(String storageApiVersion, VersionConverter converter) {
             return o;
         }
         return new StoredObject(o.key(), o.createRevision(), o.modRevision(),
-                converter.convert(List.of(o.value()), type.apiVersion()).get(0));
+                converter.convert(List.of(o.value()), type.apiVersion()).get(0), null, o.stale());
     }
 
     /** Stored objects as the request's version sees them, those needing it converted together. */
