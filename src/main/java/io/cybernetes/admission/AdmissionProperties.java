@@ -15,5 +15,6 @@ public record AdmissionProperties(
         @DefaultValue({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
                 "PodSecurity",
                 "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
+                "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
                 "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"}) List<String> plugins) {
 }

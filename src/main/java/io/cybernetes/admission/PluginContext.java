@@ -1,5 +1,5 @@
 package io.cybernetes.admission;
 
 /** What a plugin factory may hand to the plugin it makes. */
-public record PluginContext(ClusterReader cluster, QuotaStatusWriter quotaWriter) {
+public record PluginContext(ClusterReader cluster, QuotaStatusWriter quotaWriter, AccessChecker access) {
 }

@@ -33,6 +33,9 @@ public interface CertificateAuthority {
      */
     KeyStore issue(String subject, X509Certificates.Purpose purpose, List<String> sans, Duration validity);
 
+    /** A certificate this CA signs for a certificate signing request, with the key usages named. */
+    X509Certificate sign(CertificateRequests.Request request, List<String> usages, Duration validity);
+
     /** A CA from its certificate and key. */
     static CertificateAuthority of(X509Certificate ca, PrivateKey caKey) {
         return new CertificateAuthority() {
@@ -57,6 +60,11 @@ public interface CertificateAuthority {
                 } catch (GeneralSecurityException | IOException e) {
                     throw new IllegalStateException("could not issue a certificate for " + subject, e);
                 }
+            }
+
+            @Override
+            public X509Certificate sign(CertificateRequests.Request request, List<String> usages, Duration validity) {
+                return CertificateRequests.sign(request, usages, validity, ca, caKey);
             }
         };
     }

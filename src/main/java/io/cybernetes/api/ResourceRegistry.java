@@ -203,6 +203,9 @@ public final class ResourceRegistry {
         t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
                 List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
+        t.add(type("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", false,
+                List.of("csr"), List.of(), Set.of("status", "approval"), NameRule.DNS1123_SUBDOMAIN,
+                io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest.class));
         t.add(new ResourceType(APIREGISTRATION, "v1", "APIService", "apiservices", "apiservice", false, List.of(),
                 List.of("api-extensions"), Set.of("status"), NameRule.PATH_SEGMENT,
                 io.fabric8.kubernetes.api.model.APIService.class, ResourceType.STORED_VERBS));

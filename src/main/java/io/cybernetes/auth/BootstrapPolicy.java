@@ -39,6 +39,7 @@ public final class BootstrapPolicy {
             "update", "watch");
     private static final List<String> EVENT_WRITE = List.of("create", "patch", "update");
     private static final String RBAC = "rbac.authorization.k8s.io";
+    private static final String CERTIFICATES = "certificates.k8s.io";
     /** The group whose members may read the metrics and health endpoints, as in Kubernetes. */
     public static final String MONITORING = "system:monitoring";
 
@@ -146,6 +147,12 @@ public final class BootstrapPolicy {
                 rule(READ, List.of("storage.k8s.io"), List.of("storageclasses")),
                 rule(List.of("get", "list", "patch", "update", "watch"), List.of(""),
                         List.of("persistentvolumeclaims")))));
+        for (String signer : List.of("kube-apiserver-client", "kube-apiserver-client-kubelet", "kubelet-serving",
+                "legacy-unknown")) {
+            roles.add(role("system:certificates.k8s.io:" + signer + "-approver", Map.of(), List.of(
+                    rule(List.of("approve"), List.of(CERTIFICATES), List.of("signers"),
+                            List.of("kubernetes.io/" + signer)))));
+        }
         roles.add(role(KUBE_SCHEDULER, Map.of(), List.of(
                 rule(EVENT_WRITE, List.of("", "events.k8s.io"), List.of("events")),
                 rule(List.of("create"), List.of("coordination.k8s.io"), List.of("leases")),
@@ -194,7 +201,11 @@ public final class BootstrapPolicy {
                 rule(List.of("create"), List.of("batch"), List.of("jobs")),
                 rule(List.of("create"), List.of("apps"), List.of("replicasets", "controllerrevisions")),
                 rule(List.of("create"), List.of(""), List.of("persistentvolumeclaims", "persistentvolumes")),
-                rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")))));
+                rule(List.of("escalate"), List.of(RBAC), List.of("clusterroles")),
+                // the csrsigning controller issues certificates for Kubernetes' signers (its certificate-controller role)
+                rule(List.of("sign"), List.of(CERTIFICATES), List.of("signers"), List.of(
+                        "kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet",
+                        "kubernetes.io/kubelet-serving", "kubernetes.io/legacy-unknown")))));
         return roles;
     }
 

@@ -22,6 +22,8 @@ import java.util.List;
  *                               further failure, at most ten minutes)
  * @param horizontalPodAutoscaler how the horizontal pod autoscaler evaluates (kube-controller-manager's
  *                               {@code --horizontal-pod-autoscaler-*} flags)
+ * @param clusterSigningDuration the longest a certificate issued for a CertificateSigningRequest lasts
+ *                               (kube-controller-manager's {@code --cluster-signing-duration})
  */
 @ConfigurationProperties("cybernetes.controllers")
 public record ControllerProperties(
@@ -34,7 +36,8 @@ public record ControllerProperties(
         @DefaultValue("40s") Duration podGcQuarantine,
         @DefaultValue("198.51.100.10-198.51.100.250") List<String> loadBalancerAddresses,
         @DefaultValue("10s") Duration jobBackoff,
-        @DefaultValue HorizontalPodAutoscaling horizontalPodAutoscaler) {
+        @DefaultValue HorizontalPodAutoscaling horizontalPodAutoscaler,
+        @DefaultValue("8760h") Duration clusterSigningDuration) {
 
     /** Whether the controller of that name is to run. */
     public boolean runs(String name) {

@@ -1,5 +1,6 @@
 package io.cybernetes.admission.internal;
 
+import io.cybernetes.admission.AccessChecker;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.AdmissionProperties;
 import io.cybernetes.admission.ClusterReader;
@@ -19,9 +20,10 @@ class AdmissionConfiguration {
     private static final Logger log = LoggerFactory.getLogger(AdmissionConfiguration.class);
 
     @Bean
-    AdmissionChain admissionChain(AdmissionProperties props, ClusterReader cluster, QuotaStatusWriter quotas) {
+    AdmissionChain admissionChain(AdmissionProperties props, ClusterReader cluster, QuotaStatusWriter quotas,
+                                  AccessChecker access) {
         AdmissionChain chain = new AdmissionChain(AdmissionPlugins.make(props.plugins(),
-                new PluginContext(cluster, quotas)));
+                new PluginContext(cluster, quotas, access)));
         log.info("Admission plugins, in order: {}", chain.pluginNames());
         return chain;
     }

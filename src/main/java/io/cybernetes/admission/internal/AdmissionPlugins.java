@@ -17,6 +17,8 @@ import io.cybernetes.admission.webhook.ValidatingAdmissionWebhook;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import io.cybernetes.admission.certificates.CertificateAdmission;
+
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -36,6 +38,10 @@ final class AdmissionPlugins {
         FACTORIES.put(DefaultStorageClass.NAME, ctx -> new DefaultStorageClass(ctx.cluster()));
         FACTORIES.put(StorageObjectInUseProtection.NAME, ctx -> new StorageObjectInUseProtection());
         FACTORIES.put(PersistentVolumeClaimResize.NAME, ctx -> new PersistentVolumeClaimResize(ctx.cluster()));
+        for (String name : List.of(CertificateAdmission.APPROVAL, CertificateAdmission.SIGNING,
+                CertificateAdmission.SUBJECT_RESTRICTION)) {
+            FACTORIES.put(name, ctx -> new CertificateAdmission(name, ctx.access()));
+        }
         FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
         FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster()));
         FACTORIES.put(ValidatingAdmissionWebhook.NAME, ctx -> new ValidatingAdmissionWebhook(ctx.cluster()));

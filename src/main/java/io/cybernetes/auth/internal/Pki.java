@@ -186,6 +186,12 @@ final class Pki implements ClusterPki {
     }
 
     @Override
+    public X509Certificate sign(io.cybernetes.api.CertificateRequests.Request request, List<String> usages,
+                                Duration validity) {
+        return io.cybernetes.api.CertificateRequests.sign(request, usages, validity, ca, caKey);
+    }
+
+    @Override
     public String adminToken() {
         return adminToken;
     }

@@ -37,6 +37,9 @@ import io.cybernetes.controller.replication.ReplicationManager;
 import io.cybernetes.controller.service.LoadBalancerController;
 import io.cybernetes.controller.serviceaccount.ServiceAccountsController;
 import io.cybernetes.controller.ttlafterfinished.TtlAfterFinishedController;
+import io.cybernetes.controller.certificates.CertificateSigningController;
+import io.cybernetes.api.CertificateAuthority;
+import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
@@ -93,14 +96,14 @@ class ControllerManagerConfiguration {
 
     @Bean
     ControllerManager controllerManager(LocalApi api, InProcessCredentials credentials, ControllerProperties props,
-                                        ResourceRegistry registry) {
+                                        ResourceRegistry registry, CertificateAuthority ca) {
         LoadBalancerController.checkPool(props.loadBalancerAddresses());
         ApiClient client = ApiClients.local(api, credentials.tokenFor(USER, List.of()),
                 io.cybernetes.api.Version.userAgent("kube-controller-manager"));
         ControllerProperties.LeaderElection le = props.leaderElection();
         LeaderElector.Timing timing = le.enabled()
                 ? new LeaderElector.Timing(le.leaseDuration(), le.renewDeadline(), le.retryPeriod()) : null;
-        return new ControllerManager(client, registrations(props, registry), props.resyncPeriod(), identity(), le.namespace(),
+        return new ControllerManager(client, registrations(props, registry, ca), props.resyncPeriod(), identity(), le.namespace(),
                 le.name(), timing);
     }
 
@@ -117,7 +120,7 @@ class ControllerManagerConfiguration {
 
     /** The controllers; the garbage collector and the namespace controller find the kinds in the served registry. */
     static Map<String, ControllerManager.Registration> registrations(ControllerProperties props,
-                                                                     ResourceRegistry registry) {
+                                                                     ResourceRegistry registry, CertificateAuthority clusterCa) {
         ControllerProperties.Workers w = props.workers();
         Map<String, ControllerManager.Registration> r = new LinkedHashMap<>();
         r.put(DeploymentController.NAME, (client, informers) -> {
@@ -361,6 +364,14 @@ class ControllerManagerConfiguration {
             TtlAfterFinishedController ttl = new TtlAfterFinishedController(client, jobs.indexer(), Clock.systemUTC());
             Controller c = new Controller(TtlAfterFinishedController.NAME, ttl, 1);
             jobs.addEventHandler(ttl.handler(c));
+            return c;
+        });
+        r.put(CertificateSigningController.NAME, (client, informers) -> {
+            var csrs = informers.informerFor(CertificateSigningRequest.class);
+            CertificateSigningController signer = new CertificateSigningController(client, csrs.indexer(), clusterCa,
+                    props.clusterSigningDuration(), Clock.systemUTC());
+            Controller c = new Controller(CertificateSigningController.NAME, signer, 1);
+            csrs.addEventHandler(signer.handler(c));
             return c;
         });
         r.keySet().removeIf(name -> !props.runs(name));

@@ -40,11 +40,13 @@ public final class ProtobufBodies {
     private static final byte[] MAGIC = {0x6b, 0x38, 0x73, 0x00};
     private static final String PROTO = "io.kubernetes.client.proto.";
     /** The generated outer class of each API group's messages. */
-    private static final Map<String, String> OUTER = Map.of(
-            "", "V1", "apps", "V1Apps", "autoscaling", "V1Autoscaling", "rbac.authorization.k8s.io", "V1Rbac",
-            "authorization.k8s.io", "V1Authorization", "authentication.k8s.io", "V1Authentication",
-            "scheduling.k8s.io", "V1Scheduling", "batch", "V1Batch", "policy", "V1Policy",
-            "admissionregistration.k8s.io", "V1Admissionregistration");
+    private static final Map<String, String> OUTER = Map.ofEntries(
+            Map.entry("", "V1"), Map.entry("apps", "V1Apps"), Map.entry("autoscaling", "V1Autoscaling"),
+            Map.entry("rbac.authorization.k8s.io", "V1Rbac"), Map.entry("authorization.k8s.io", "V1Authorization"),
+            Map.entry("authentication.k8s.io", "V1Authentication"), Map.entry("scheduling.k8s.io", "V1Scheduling"),
+            Map.entry("batch", "V1Batch"), Map.entry("policy", "V1Policy"),
+            Map.entry("admissionregistration.k8s.io", "V1Admissionregistration"),
+            Map.entry("certificates.k8s.io", "V1Certificates"));
     private static final Map<String, Method> PARSERS = new ConcurrentHashMap<>();
 
     private ProtobufBodies() {
@@ -145,6 +147,11 @@ public final class ProtobufBodies {
             }
             case "Duration" -> {
                 return f.stringNode(goDuration((Long) field(m, "duration", 0L)));
+            }
+            case "ExtraValue" -> {
+                // a user's extra values: a list of strings in JSON, as Go's []string
+                FieldDescriptor items = m.getDescriptorForType().findFieldByName("items");
+                return value(items, m.getField(items));
             }
             default -> {
                 // Go writes every non-pointer field into protobuf, empty or not; its JSON leaves the

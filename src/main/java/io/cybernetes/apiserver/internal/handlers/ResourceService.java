@@ -131,7 +131,7 @@ public final class ResourceService {
                 && generateName != null && !generateName.isEmpty();
         KindDefinition definition = definitions.of(type);
         KindStrategy strategy = definition.strategy();
-        strategy.prepareForCreate(body);
+        strategy.prepareForCreate(body, opts.user());
         definition.schema().normalize(body);
         meta.put("uid", UUID.randomUUID().toString());
         meta.put("creationTimestamp", now());
@@ -417,7 +417,7 @@ public final class ResourceService {
         }
         meta.remove("selfLink");
         KindStrategy strategy = definitions.of(type).strategy();
-        strategy.prepareForUpdate(updated, old);
+        strategy.prepareForUpdate(updated, old, subresource);
         KindSchema schema = definitions.of(type).schema();
         schema.normalize(updated);
         MetaValidation.validateMeta(meta, causes);
@@ -484,7 +484,8 @@ public final class ResourceService {
 
     /**
      * Keeps what the endpoint may not change: status on the main resource, everything but
-     * status on /status, everything but the ephemeral containers on a pod's /ephemeralcontainers.
+     * status on /status, everything but the ephemeral containers on a pod's /ephemeralcontainers,
+     * everything but the conditions on a CertificateSigningRequest's /approval.
      */
     public static ObjectNode mergeForSubresource(ResourceType type, String subresource, ObjectNode old, ObjectNode updated) {
         if ("finalize".equals(subresource)) {
@@ -500,6 +501,17 @@ public final class ResourceService {
                 Json.child(result, "spec").remove("ephemeralContainers");
             } else {
                 Json.child(result, "spec").set("ephemeralContainers", ephemeral);
+            }
+            return result;
+        }
+        if ("approval".equals(subresource)) {
+            // a CertificateSigningRequest's approval: its conditions and nothing else
+            ObjectNode result = old.deepCopy();
+            JsonNode conditions = updated.path("status").get("conditions");
+            if (conditions == null || conditions.isNull()) {
+                Json.child(result, "status").remove("conditions");
+            } else {
+                Json.child(result, "status").set("conditions", conditions);
             }
             return result;
         }

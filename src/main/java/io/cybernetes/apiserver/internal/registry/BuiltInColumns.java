@@ -117,6 +117,13 @@ public final class BuiltInColumns {
                         + o.path("spec").path("service").path("name").asString("") : "Local"),
                 text("Available", 0, BuiltInColumns::available),
                 AGE));
+        all.put("CertificateSigningRequest", List.of(NAME, AGE,
+                text("SignerName", 0, o -> orNone(Json.text(o, "spec.signerName"))),
+                text("Requestor", 0, o -> o.path("spec").path("username").asString("")),
+                text("RequestedDuration", 0, o -> o.path("spec").path("expirationSeconds").isNumber()
+                        ? HumanDuration.format(java.time.Duration.ofSeconds(o.path("spec").path("expirationSeconds")
+                        .asLong())) : "<none>"),
+                text("Condition", 0, CertificateSigningRequestStrategy::condition)));
         all.put("Job", workload(NAME,
                 text("Status", 0, BuiltInColumns::jobStatus),
                 text("Completions", 0, BuiltInColumns::jobCompletions),

@@ -80,6 +80,7 @@ public final class KindDefinitions {
             Map.entry("PodDisruptionBudget", new PodDisruptionBudgetStrategy()),
             Map.entry("HorizontalPodAutoscaler", new HorizontalPodAutoscalerStrategy()),
             Map.entry("APIService", new ApiServiceStrategy()),
+            Map.entry("CertificateSigningRequest", new CertificateSigningRequestStrategy()),
             Map.entry("ReplicationController", new ReplicationControllerStrategy()));
 
     /** How the built-in kinds served at several versions move between them, by kind. */

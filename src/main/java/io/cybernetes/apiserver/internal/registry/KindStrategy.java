@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal.registry;
 
+import io.cybernetes.auth.UserInfo;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -16,8 +17,18 @@ public interface KindStrategy {
     default void prepareForCreate(ObjectNode obj) {
     }
 
+    /** As {@link #prepareForCreate(ObjectNode)}, for kinds that record who created the object. */
+    default void prepareForCreate(ObjectNode obj, UserInfo requester) {
+        prepareForCreate(obj);
+    }
+
     /** Normalises an update before validation (for example folding write-only fields). */
     default void prepareForUpdate(ObjectNode obj, ObjectNode old) {
+    }
+
+    /** As {@link #prepareForUpdate(ObjectNode, ObjectNode)}, knowing the subresource written (null: the object). */
+    default void prepareForUpdate(ObjectNode obj, ObjectNode old, String subresource) {
+        prepareForUpdate(obj, old);
     }
 
     /** Validates a new object; returns the 422 causes. */
