@@ -16,5 +16,6 @@ public record AdmissionProperties(
                 "PodSecurity",
                 "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
                 "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
-                "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"}) List<String> plugins) {
+                "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota"})
+        List<String> plugins) {
 }

@@ -10,16 +10,25 @@ import java.util.Map;
  * the operation, the resource addressed, the object as it would be stored (null for a
  * DELETE) and the object before (null for a CREATE), who writes, and whether it is a
  * dry run. Mutating plugins change {@link #object()} in place; validating plugins get a
- * copy, so they cannot.
+ * copy, so they cannot. Plugins add to {@link #warnings()} (the response's Warning headers) and
+ * {@link #auditAnnotations()} (the audit event's annotations); a copy shares them.
  */
 public record Attributes(Operation operation, String group, String version, String kind, String resource,
                          String subresource, String namespace, String name, ObjectNode object, ObjectNode oldObject,
-                         User user, boolean dryRun) {
+                         User user, boolean dryRun, List<String> warnings, Map<String, String> auditAnnotations) {
 
     public enum Operation { CREATE, UPDATE, DELETE, CONNECT }
 
     /** The writer, as authentication saw them. */
     public record User(String name, String uid, List<String> groups, Map<String, List<String>> extra) {
+    }
+
+    /** A write whose plugins' warnings and audit annotations are collected afresh. */
+    public Attributes(Operation operation, String group, String version, String kind, String resource,
+                      String subresource, String namespace, String name, ObjectNode object, ObjectNode oldObject,
+                      User user, boolean dryRun) {
+        this(operation, group, version, kind, resource, subresource, namespace, name, object, oldObject, user, dryRun,
+                new java.util.ArrayList<>(), new java.util.LinkedHashMap<>());
     }
 
     public Attributes {
@@ -53,6 +62,7 @@ public record Attributes(Operation operation, String group, String version, Stri
     /** The same write with copies of the objects, for plugins that must not change them. */
     public Attributes readOnlyCopy() {
         return new Attributes(operation, group, version, kind, resource, subresource, namespace, name,
-                object == null ? null : object.deepCopy(), oldObject == null ? null : oldObject.deepCopy(), user, dryRun);
+                object == null ? null : object.deepCopy(), oldObject == null ? null : oldObject.deepCopy(), user, dryRun,
+                warnings, auditAnnotations);
     }
 }

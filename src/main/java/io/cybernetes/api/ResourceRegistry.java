@@ -193,6 +193,12 @@ public final class ResourceRegistry {
                 Set.of(), NameRule.DNS1123_SUBDOMAIN, MutatingWebhookConfiguration.class));
         t.add(type(ADMISSION, "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false, List.of(),
                 List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN, ValidatingWebhookConfiguration.class));
+        t.add(type(ADMISSION, "ValidatingAdmissionPolicy", "validatingadmissionpolicies", false, List.of(),
+                List.of("api-extensions"), Set.of("status"), NameRule.DNS1123_SUBDOMAIN,
+                io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class));
+        t.add(type(ADMISSION, "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false, List.of(),
+                List.of("api-extensions"), Set.of(), NameRule.DNS1123_SUBDOMAIN,
+                io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding.class));
         t.add(review(AUTHORIZATION, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, SelfSubjectAccessReview.class));
         t.add(review(AUTHORIZATION, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, SelfSubjectRulesReview.class));
         t.add(review(AUTHORIZATION, "SubjectAccessReview", "subjectaccessreviews", false, SubjectAccessReview.class));

@@ -53,6 +53,16 @@ class AuditTest extends ApiTestSupport {
     }
 
     @Test
+    void aBodyWrittenOverSeveralLinesStaysOneEventLine() {
+        assertThat(createNamespace("audited").code()).isIn(201, 409);
+        Response r = post("/api/v1/namespaces/audited/configmaps", "{\n  \"metadata\": {\"name\": \"m-"
+                + System.nanoTime() + "\"},\r\n  \"data\": {\"text\": \"a\\nb\"}\n}\n");
+        assertThat(r.code()).isEqualTo(201);
+        JsonNode e = auditEvent(r);
+        assertThat(e.path("requestObject").path("data").path("text").asString()).isEqualTo("a\nb");
+    }
+
+    @Test
     void anImpersonatedRequestRecordsBothUsers() {
         Response r = callWithHeaders(token(), "GET", "/api/v1/namespaces/default/configmaps", null, null,
                 "application/json", "Impersonate-User", "bob", "Impersonate-Group", "team-b");

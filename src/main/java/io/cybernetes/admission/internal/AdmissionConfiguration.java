@@ -1,6 +1,7 @@
 package io.cybernetes.admission.internal;
 
 import io.cybernetes.admission.AccessChecker;
+import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.AdmissionProperties;
 import io.cybernetes.admission.ClusterReader;
@@ -21,9 +22,9 @@ class AdmissionConfiguration {
 
     @Bean
     AdmissionChain admissionChain(AdmissionProperties props, ClusterReader cluster, QuotaStatusWriter quotas,
-                                  AccessChecker access) {
+                                  AccessChecker access, ResourceRegistry registry) {
         AdmissionChain chain = new AdmissionChain(AdmissionPlugins.make(props.plugins(),
-                new PluginContext(cluster, quotas, access)));
+                new PluginContext(cluster, quotas, access, registry)));
         log.info("Admission plugins, in order: {}", chain.pluginNames());
         return chain;
     }

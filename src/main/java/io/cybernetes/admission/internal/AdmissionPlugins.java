@@ -18,6 +18,7 @@ import io.cybernetes.admission.webhook.ValidatingAdmissionWebhook;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import io.cybernetes.admission.certificates.CertificateAdmission;
+import io.cybernetes.admission.validatingpolicy.ValidatingAdmissionPolicyPlugin;
 
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,8 @@ final class AdmissionPlugins {
         }
         FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
         FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster()));
+        FACTORIES.put(ValidatingAdmissionPolicyPlugin.NAME, ctx -> new ValidatingAdmissionPolicyPlugin(ctx.cluster(),
+                ctx.registry()));
         FACTORIES.put(ValidatingAdmissionWebhook.NAME, ctx -> new ValidatingAdmissionWebhook(ctx.cluster()));
     }
 

@@ -1,13 +1,11 @@
 package io.cybernetes.admission.webhook;
 
-import dev.cel.bundle.Cel;
 import dev.cel.common.CelValidationException;
-import dev.cel.common.CelValidationResult;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
 import dev.cel.runtime.CelEvaluationException;
-import dev.cel.runtime.CelRuntime;
 import io.cybernetes.admission.Attributes;
+import io.cybernetes.api.CelPrograms;
 import io.cybernetes.api.CelValues;
 import tools.jackson.databind.JsonNode;
 
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An admission webhook's {@code matchConditions}: CEL expressions over {@code object},
@@ -30,15 +27,11 @@ public final class MatchConditions {
 
     /** The most conditions a webhook may have. */
     public static final int MAX = 64;
-    private static final long STEP_LIMIT = 1_000_000;
-    private static final int MAX_PROGRAMS = 10_000;
-
-    private static final Cel CEL = CelValues.builder()
+    private static final CelPrograms CEL = new CelPrograms(CelValues.builder()
             .addVar("object", SimpleType.DYN)
             .addVar("oldObject", SimpleType.DYN)
             .addVar("request", SimpleType.DYN)
-            .build();
-    private static final Map<String, CelRuntime.Program> PROGRAMS = new ConcurrentHashMap<>();
+            .build(), 1_000_000);
 
     /** What the conditions say: call the webhook, skip it, or they could not be evaluated (why). */
     public record Outcome(boolean matched, String error) {
@@ -51,20 +44,7 @@ public final class MatchConditions {
 
     /** Why the expression does not compile to a bool, or null when it does. */
     public static String compileError(String expression) {
-        CelValidationResult result = CEL.compile(expression);
-        if (result.hasError()) {
-            return "compilation failed: " + result.getErrorString();
-        }
-        try {
-            if (!result.getAst().getResultType().equals(SimpleType.BOOL)
-                    && !result.getAst().getResultType().equals(SimpleType.DYN)) {
-                return "must evaluate to bool";
-            }
-            CEL.createProgram(result.getAst());
-            return null;
-        } catch (CelValidationException | CelEvaluationException e) {
-            return "compilation failed: " + e.getMessage();
-        }
+        return CEL.compileError(expression, List.of(SimpleType.BOOL));
     }
 
     /** Evaluates the webhook's conditions for the request. */
@@ -80,7 +60,7 @@ public final class MatchConditions {
         for (JsonNode c : conditions) {
             String expression = c.path("expression").asString("");
             try {
-                Object result = run(program(expression), vars);
+                Object result = CEL.evaluate(expression, vars);
                 if (!(result instanceof Boolean b)) {
                     errors.add("expression '" + expression + "' resulted in error: must evaluate to bool");
                 } else if (!b) {
@@ -95,25 +75,8 @@ public final class MatchConditions {
                 : "[" + String.join(", ", errors) + "]");
     }
 
-    private static CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {
-        CelRuntime.Program p = PROGRAMS.get(expression);
-        if (p != null) {
-            return p;
-        }
-        CelValidationResult result = CEL.compile(expression);
-        p = CEL.createProgram(result.getAst());
-        if (PROGRAMS.size() >= MAX_PROGRAMS) {
-            PROGRAMS.clear();
-        }
-        PROGRAMS.put(expression, p);
-        return p;
-    }
-
-    private static Object run(CelRuntime.Program program, Map<String, Object> vars) throws CelEvaluationException {
-        return CelValues.run(program, vars, STEP_LIMIT);
-    }
-
-    private static String message(Exception e) {
+    /** What went wrong in an evaluation, as Kubernetes words it. */
+    public static String message(Exception e) {
         if (CelValues.costExceeded(e)) {
             return "operation cancelled: actual cost limit exceeded";
         }
@@ -121,8 +84,8 @@ public final class MatchConditions {
         return m == null ? e.getClass().getSimpleName() : m.replaceFirst("^evaluation error: ", "");
     }
 
-    /** The admission request as the expressions see it. */
-    private static Object request(Attributes a) {
+    /** The admission request as the expressions see it (the {@code request} variable, in policies too). */
+    public static Object request(Attributes a) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("kind", Map.of("group", a.group(), "version", a.version(), "kind", a.kind()));
         r.put("resource", Map.of("group", a.group(), "version", a.version(), "resource", a.resource()));

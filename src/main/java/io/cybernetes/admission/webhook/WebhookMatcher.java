@@ -14,16 +14,56 @@ import java.util.Optional;
  * Whether a webhook wants a write: one of its rules names the operation, group, version,
  * resource (with {@code *}, {@code pods/*}, {@code *}{@code /status} forms) and scope, and
  * its namespaceSelector and objectSelector match the namespace's and the object's labels.
+ * ValidatingAdmissionPolicies match by the same rules ({@link #matchesResources}).
  */
-final class WebhookMatcher {
+public final class WebhookMatcher {
 
     private final ClusterReader cluster;
 
-    WebhookMatcher(ClusterReader cluster) {
+    public WebhookMatcher(ClusterReader cluster) {
         this.cluster = cluster;
     }
 
-    boolean matches(JsonNode webhook, Attributes a) {
+    /**
+     * Whether a policy's matchConstraints or a binding's matchResources take in the write: one of the
+     * resourceRules (with their resourceNames) names it, no excludeResourceRules does, and the selectors
+     * match. Without resourceRules ({@code constrainsNothingWithoutRules}, a binding's) every resource is in.
+     */
+    public boolean matchesResources(JsonNode match, Attributes a, boolean constrainsNothingWithoutRules) {
+        if (match == null || match.isNull() || match.isMissingNode()) {
+            return constrainsNothingWithoutRules;
+        }
+        JsonNode rules = match.path("resourceRules");
+        boolean ruled = rules.isEmpty() && constrainsNothingWithoutRules;
+        for (JsonNode rule : rules) {
+            if (ruleMatches(rule, a) && named(rule, a)) {
+                ruled = true;
+                break;
+            }
+        }
+        for (JsonNode rule : match.path("excludeResourceRules")) {
+            if (ruleMatches(rule, a) && named(rule, a)) {
+                return false;
+            }
+        }
+        return ruled && namespaceMatches(match.get("namespaceSelector"), a)
+                && objectMatches(match.get("objectSelector"), a);
+    }
+
+    private static boolean named(JsonNode rule, Attributes a) {
+        JsonNode names = rule.path("resourceNames");
+        if (names.isEmpty()) {
+            return true;
+        }
+        for (JsonNode n : names) {
+            if (n.asString("").equals(a.name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public boolean matches(JsonNode webhook, Attributes a) {
         boolean ruled = false;
         for (JsonNode rule : webhook.path("rules")) {
             if (ruleMatches(rule, a)) {

@@ -4,6 +4,7 @@ import io.cybernetes.apiserver.internal.handlers.Admission;
 import io.cybernetes.apiserver.internal.handlers.WriteOptions;
 import io.cybernetes.admission.AdmissionChain;
 import io.cybernetes.admission.Attributes;
+import io.cybernetes.apiserver.internal.audit.AuditAnnotations;
 import io.cybernetes.admission.QuotaUsage;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.Quantities;
@@ -15,6 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.math.BigDecimal;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -65,12 +67,18 @@ final class AdmissionGate implements Admission {
     }
 
     @Override
-    public void validate(ResourceType type, String subresource, String namespace, ObjectNode obj, ObjectNode old,
-                         WriteOptions opts) {
+    public List<String> validate(ResourceType type, String subresource, String namespace, ObjectNode obj,
+                                 ObjectNode old, WriteOptions opts) {
         if (obj != null) {
             escalation.check(type, namespace, obj, old, opts);
         }
-        chain.validate(attributes(operation(obj, old), type, subresource, namespace, obj, old, opts));
+        Attributes a = attributes(operation(obj, old), type, subresource, namespace, obj, old, opts);
+        try {
+            chain.validate(a);
+        } finally {
+            AuditAnnotations.add(a.auditAnnotations());
+        }
+        return List.copyOf(a.warnings());
     }
 
     @Override

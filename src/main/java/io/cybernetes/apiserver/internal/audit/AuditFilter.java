@@ -68,7 +68,13 @@ final class AuditFilter extends OncePerRequestFilter {
                 impersonator != null ? user : null, a, request.getRequestURI() + (query == null ? "" : "?"
                 + query), request.getRemoteAddr(), request.getHeader("User-Agent"), code, request.isAsyncStarted(),
                 () -> jsonBody(request, code), received, decision == null ? null : decision.toString(),
-                reason == null ? "" : reason.toString()));
+                reason == null ? "" : reason.toString(), annotations(request)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.util.Map<String, String> annotations(HttpServletRequest request) {
+        Object held = request.getAttribute(AuditAnnotations.REQUEST_ATTRIBUTE);
+        return held instanceof java.util.Map<?, ?> m ? (java.util.Map<String, String>) m : java.util.Map.of();
     }
 
     /**

@@ -31,7 +31,14 @@ public final class AuditRecorder {
      */
     public record Entry(String auditId, UserInfo user, UserInfo impersonatedUser, RequestAttributes attributes, String requestUri, String sourceIp,
                  String userAgent, int code, boolean streaming, Supplier<String> body, Instant received,
-                 String decision, String reason) {
+                 String decision, String reason, java.util.Map<String, String> annotations) {
+
+        public Entry(String auditId, UserInfo user, UserInfo impersonatedUser, RequestAttributes attributes,
+                     String requestUri, String sourceIp, String userAgent, int code, boolean streaming,
+                     Supplier<String> body, Instant received, String decision, String reason) {
+            this(auditId, user, impersonatedUser, attributes, requestUri, sourceIp, userAgent, code, streaming, body,
+                    received, decision, reason, java.util.Map.of());
+        }
     }
 
     private final AuditPolicy policy;
@@ -94,14 +101,22 @@ public final class AuditRecorder {
             String body = level == AuditPolicy.Level.REQUEST && e.body() != null ? e.body().get() : null;
             if (body != null) {
                 g.writeName("requestObject");
-                g.writeRawValue(body);
+                // one event a line: line breaks in valid JSON are whitespace between tokens (inside strings they
+                // are escaped), so they go
+                g.writeRawValue(body.indexOf('\n') < 0 && body.indexOf('\r') < 0 ? body
+                        : body.replace('\n', ' ').replace('\r', ' '));
             }
             g.writeStringProperty("requestReceivedTimestamp", MICROS.format(e.received()));
             g.writeStringProperty("stageTimestamp", MICROS.format(Instant.now()));
-            if (e.decision() != null) {
+            if (e.decision() != null || !e.annotations().isEmpty()) {
                 g.writeObjectPropertyStart("annotations");
-                g.writeStringProperty("authorization.k8s.io/decision", e.decision());
-                g.writeStringProperty("authorization.k8s.io/reason", e.reason() == null ? "" : e.reason());
+                if (e.decision() != null) {
+                    g.writeStringProperty("authorization.k8s.io/decision", e.decision());
+                    g.writeStringProperty("authorization.k8s.io/reason", e.reason() == null ? "" : e.reason());
+                }
+                for (java.util.Map.Entry<String, String> note : e.annotations().entrySet()) {
+                    g.writeStringProperty(note.getKey(), note.getValue());
+                }
                 g.writeEndObject();
             }
             g.writeEndObject();

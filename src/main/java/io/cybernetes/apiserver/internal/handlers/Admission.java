@@ -3,6 +3,8 @@ package io.cybernetes.apiserver.internal.handlers;
 import io.cybernetes.api.ResourceType;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.util.List;
+
 /**
  * The admission steps of the write path, as the generic registry calls them: mutate the
  * incoming object, validate the final one, give back what validation reserved when the
@@ -14,8 +16,9 @@ public interface Admission {
     void mutate(ResourceType type, String subresource, String namespace, ObjectNode obj, ObjectNode old,
                 WriteOptions opts);
 
-    void validate(ResourceType type, String subresource, String namespace, ObjectNode obj, ObjectNode old,
-                  WriteOptions opts);
+    /** Refuses the write by throwing; returns the warnings admission has for the client. */
+    List<String> validate(ResourceType type, String subresource, String namespace, ObjectNode obj, ObjectNode old,
+                          WriteOptions opts);
 
     void release(ResourceType type, String subresource, String namespace, ObjectNode obj, ObjectNode old,
                  WriteOptions opts);
@@ -29,7 +32,9 @@ public interface Admission {
         }
 
         @Override
-        public void validate(ResourceType t, String s, String n, ObjectNode o, ObjectNode old, WriteOptions w) {
+        public List<String> validate(ResourceType t, String s, String n, ObjectNode o, ObjectNode old,
+                                     WriteOptions w) {
+            return List.of();
         }
 
         @Override

@@ -20,7 +20,16 @@ public record Outcome(ObjectNode object, int code, List<String> warnings, String
         return new Outcome(stored.value(), code, List.of(), stored.json());
     }
 
+    /** The same answer with more warnings after its own. */
     public Outcome withWarnings(List<String> more) {
-        return new Outcome(object, code, more, json);
+        if (more.isEmpty()) {
+            return this;
+        }
+        if (warnings.isEmpty()) {
+            return new Outcome(object, code, more, json);
+        }
+        List<String> all = new java.util.ArrayList<>(warnings);
+        all.addAll(more);
+        return new Outcome(object, code, List.copyOf(all), json);
     }
 }

@@ -147,7 +147,7 @@ public final class ResourceService {
                 definition.schema().afterMutation(body);
             }
             validateCreate(type, body, strategy);
-            admission.validate(type, null, namespace, body, null, opts);
+            List<String> admitted = admission.validate(type, null, namespace, body, null, opts);
             FieldManagement.record(type, definitions.of(type).schema().fieldType(), null, body, null, opts);
             String name = Json.text(meta, "name");
             if (opts.dryRun()) {
@@ -155,7 +155,7 @@ public final class ResourceService {
                     throw ApiException.alreadyExists(type, name);
                 }
                 strategy.previewCreate(body);
-                return new Outcome(body, 201, warnings);
+                return new Outcome(body, 201, warnings).withWarnings(admitted);
             }
             Runnable undo;
             try {
@@ -168,7 +168,7 @@ public final class ResourceService {
             try {
                 StoredObject created = store.create(type.key(namespace, name), forStorage(type, body));
                 awaitCacheForPolicy(type, created);
-                return Outcome.stored(served(type, created), 201).withWarnings(warnings);
+                return Outcome.stored(served(type, created), 201).withWarnings(warnings).withWarnings(admitted);
             } catch (StorageException e) {
                 undo.run();
                 admission.release(type, null, namespace, body, null, opts);
@@ -336,12 +336,12 @@ public final class ResourceService {
                 FieldManagement.record(type, definitions.of(type).schema().fieldType(), old, updated, subresource,
                         opts);
             }
-            admission.validate(type, subresource, namespace, updated, old, opts);
+            List<String> admitted = admission.validate(type, subresource, namespace, updated, old, opts);
             boolean finalized = Json.text(updated, "metadata.deletionTimestamp") != null
                     && updated.path("metadata").path("finalizers").isEmpty()
                     && definitions.of(type).strategy().finalized(updated);
             if (opts.dryRun()) {
-                return Outcome.ok(updated, List.of());
+                return Outcome.ok(updated, admitted);
             }
             KindStrategy.Update held = KindStrategy.Update.NONE;
             try {
@@ -358,7 +358,7 @@ public final class ResourceService {
                 held = KindStrategy.Update.NONE;
                 done.afterStore().run();
                 awaitCacheForPolicy(type, stored);
-                return Outcome.stored(served(type, stored), 200);
+                return Outcome.stored(served(type, stored), 200).withWarnings(admitted);
             } catch (StorageException e) {
                 held.undo().run();
                 admission.release(type, subresource, namespace, updated, old, opts);
@@ -552,12 +552,7 @@ public final class ResourceService {
         if (patchType == PatchType.APPLY) {
             List<String> repeated = FieldManagement.repeatedKeys(body, opts);
             Outcome applied = apply(type, namespace, name, subresource, (ObjectNode) patch, opts);
-            if (repeated.isEmpty()) {
-                return applied;
-            }
-            List<String> warnings = new ArrayList<>(applied.warnings());
-            warnings.addAll(repeated);
-            return applied.withWarnings(warnings);
+            return applied.withWarnings(repeated);
         }
         List<String> warnings = new ArrayList<>();
         Outcome out = guaranteedUpdate(type, namespace, name, subresource, expected, opts, old -> {

@@ -50,7 +50,8 @@ public final class KindDefinitions {
 
     /** The kinds whose objects admission decides by: written, they wait for the watch cache. */
     private static final Set<String> POLICY = Set.of("Namespace", "ResourceQuota", "LimitRange",
-            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass", "StorageClass");
+            "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "PriorityClass", "StorageClass",
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
 
     /** The strategies of the built-in kinds that have one of their own, by kind. */
     private static final Map<String, KindStrategy> STRATEGIES = Map.ofEntries(
@@ -81,6 +82,8 @@ public final class KindDefinitions {
             Map.entry("HorizontalPodAutoscaler", new HorizontalPodAutoscalerStrategy()),
             Map.entry("APIService", new ApiServiceStrategy()),
             Map.entry("CertificateSigningRequest", new CertificateSigningRequestStrategy()),
+            Map.entry("ValidatingAdmissionPolicy", new ValidatingAdmissionPolicyStrategy(false)),
+            Map.entry("ValidatingAdmissionPolicyBinding", new ValidatingAdmissionPolicyStrategy(true)),
             Map.entry("ReplicationController", new ReplicationControllerStrategy()));
 
     /** How the built-in kinds served at several versions move between them, by kind. */

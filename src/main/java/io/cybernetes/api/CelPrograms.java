@@ -1,0 +1,73 @@
+package io.cybernetes.api;
+
+import dev.cel.bundle.Cel;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Expressions of one CEL environment (admission match conditions, policies), checked when they are
+ * written and compiled once when they run, evaluated under a step budget.
+ */
+public final class CelPrograms {
+
+    private static final int MAX_PROGRAMS = 10_000;
+
+    private final Cel cel;
+    private final long stepLimit;
+    private final Map<String, CelRuntime.Program> programs = new ConcurrentHashMap<>();
+
+    public CelPrograms(Cel cel, long stepLimit) {
+        this.cel = cel;
+        this.stepLimit = stepLimit;
+    }
+
+    /**
+     * Why the expression does not compile to one of the types wanted (the first named in the message;
+     * none: any type), in Kubernetes' words; null when it does.
+     */
+    public String compileError(String expression, List<CelType> wanted) {
+        CelValidationResult result = cel.compile(expression);
+        if (result.hasError()) {
+            return "compilation failed: " + result.getErrorString();
+        }
+        try {
+            CelType type = result.getAst().getResultType();
+            if (!wanted.isEmpty() && !type.equals(SimpleType.DYN) && !wanted.contains(type)) {
+                return "must evaluate to " + wanted.get(0).name().toLowerCase(Locale.ROOT);
+            }
+            cel.createProgram(result.getAst());
+            return null;
+        } catch (CelValidationException | CelEvaluationException e) {
+            return "compilation failed: " + e.getMessage();
+        }
+    }
+
+    /** Evaluates the expression with the variables, within the budget. */
+    public Object evaluate(String expression, Map<String, Object> vars) throws CelEvaluationException,
+            CelValidationException {
+        return CelValues.run(program(expression), vars, stepLimit);
+    }
+
+    private CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {
+        CelRuntime.Program p = programs.get(expression);
+        if (p != null) {
+            return p;
+        }
+        CelValidationResult result = cel.compile(expression);
+        p = cel.createProgram(result.getAst());
+        if (programs.size() >= MAX_PROGRAMS) {
+            programs.clear();
+        }
+        programs.put(expression, p);
+        return p;
+    }
+}
