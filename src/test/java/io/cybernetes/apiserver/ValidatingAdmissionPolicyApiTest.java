@@ -111,6 +111,10 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
         assertThat(post("/api/v1/namespaces/" + ns + "/configmaps",
                 "{\"metadata\":{\"name\":\"limits\"},\"data\":{\"maxReplicas\":\"2\"}}").code()).isEqualTo(201);
         eventually(() -> assertThat(deployment("b", 2).code()).isEqualTo(201));
+        Kubectl.Run table = new Kubectl(endpoints.adminKubeconfig(), dir).run("get",
+                "validatingadmissionpolicy,validatingadmissionpolicybinding", name);
+        assertThat(table.out()).as(table.all()).containsPattern(name + " +1 +v1/ConfigMap")
+                .containsPattern(name + " +" + name + " +\\*/limits");
         Response tooMany = deployment("c", 3);
         assertThat(tooMany.code()).as("the validation's reason decides the code").isEqualTo(403);
         assertThat(tooMany.text("message")).endsWith("denied request: at most 2 replicas, not 3");
@@ -158,6 +162,33 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
         install(policy(open, "\"failurePolicy\":\"Ignore\",\"validations\":[{\"expression\":\"object.spec.paused\"}]"),
                 binding(open, open, "\"Deny\"", ""));
         eventually(() -> assertThat(deployment("y", 1).code()).isEqualTo(201));
+    }
+
+    @Test
+    void theStatusReportsFieldsTheMatchedKindsDoNotHave() {
+        String typo = "typo-" + id;
+        assertThat(post(POLICIES, policy(typo, """
+                "validations":[{"expression":"object.spec.replicas > 0"},
+                  {"expression":"object.spec.replicass > 1 && object.metadata.name.startsWith('a')"}]""")).code())
+                .isEqualTo(201);
+        eventually(() -> {
+            JsonNode status = get(POLICIES + "/" + typo).json().path("status");
+            assertThat(status.path("observedGeneration").asLong()).isEqualTo(1);
+            JsonNode warnings = status.path("typeChecking").path("expressionWarnings");
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0).path("fieldRef").asString()).isEqualTo("spec.validations[1].expression");
+            assertThat(warnings.get(0).path("warning").asString())
+                    .isEqualTo("apps/v1, Kind=Deployment: ERROR: <input>:1:13: undefined field 'replicass'");
+        });
+        JsonNode fixed = get(POLICIES + "/" + typo).json();
+        ((tools.jackson.databind.node.ObjectNode) fixed.path("spec").path("validations").get(1))
+                .put("expression", "object.spec.replicas > 1");
+        assertThat(put(POLICIES + "/" + typo, Json.write(fixed)).code()).isEqualTo(200);
+        eventually(() -> {
+            JsonNode status = get(POLICIES + "/" + typo).json().path("status");
+            assertThat(status.path("observedGeneration").asLong()).isEqualTo(2);
+            assertThat(status.path("typeChecking").path("expressionWarnings")).isEmpty();
+        });
     }
 
     @Test

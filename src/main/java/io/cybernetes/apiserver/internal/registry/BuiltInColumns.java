@@ -117,6 +117,16 @@ public final class BuiltInColumns {
                         + o.path("spec").path("service").path("name").asString("") : "Local"),
                 text("Available", 0, BuiltInColumns::available),
                 AGE));
+        all.put("ValidatingAdmissionPolicy", List.of(NAME,
+                integer("Validations", o -> o.path("spec").path("validations").size()),
+                text("ParamKind", 0, o -> o.path("spec").path("paramKind").isObject()
+                        ? Json.text(o, "spec.paramKind.apiVersion") + "/" + Json.text(o, "spec.paramKind.kind")
+                        : "<unset>"),
+                AGE));
+        all.put("ValidatingAdmissionPolicyBinding", List.of(NAME,
+                text("PolicyName", 0, o -> o.path("spec").path("policyName").asString("")),
+                text("ParamRef", 0, BuiltInColumns::paramRef),
+                AGE));
         all.put("CertificateSigningRequest", List.of(NAME, AGE,
                 text("SignerName", 0, o -> orNone(Json.text(o, "spec.signerName"))),
                 text("Requestor", 0, o -> o.path("spec").path("username").asString("")),
@@ -148,6 +158,21 @@ public final class BuiltInColumns {
                 text("Last Schedule", 0, BuiltInColumns::lastSchedule),
                 AGE));
         return Map.copyOf(all);
+    }
+
+    /** A binding's parameter as kubectl shows it: namespace/name, * for a namespace not named, or the selector. */
+    private static String paramRef(JsonNode o) {
+        JsonNode ref = o.path("spec").path("paramRef");
+        if (!ref.isObject()) {
+            return "<unset>";
+        }
+        String name = ref.path("name").asString("");
+        if (!name.isEmpty()) {
+            String namespace = ref.path("namespace").asString("");
+            return (namespace.isEmpty() ? "*" : namespace) + "/" + name;
+        }
+        return ref.path("selector").isObject() ? io.cybernetes.api.LabelSelector.fromObject(ref.get("selector"))
+                .toString() : "<unset>";
     }
 
     private static String orNa(JsonNode v) {
