@@ -233,6 +233,10 @@ public final class Benchmark {
             etcdSideBySide(db);
             return;
         }
+        if ("guardrails".equals(System.getProperty("bench.only"))) {
+            guardRails();
+            return;
+        }
         if ("api".equals(System.getProperty("bench.only"))) {
             load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
             load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
@@ -309,6 +313,74 @@ public final class Benchmark {
                 storeAlone.rate() / raw.rate(), api.rate() / etcd[0].rate());
         System.out.printf(Locale.ROOT, "watch delivery p99: ours %.2f ms, etcd's %.2f ms (ours / etcd's = %.2f)%n",
                 ours.p99(), etcdWatch.p99(), ours.p99() / etcdWatch.p99());
+    }
+
+    // ---- guard rails: encryption at rest and ValidatingAdmissionPolicies
+
+    /**
+     * What the guard rails cost, side by side in one run, the same 16 clients and 1 KiB objects: Secrets
+     * (sealed with secretbox, the default) next to ConfigMaps (stored as they are); then pod creates
+     * before and after 10 ValidatingAdmissionPolicies, each bound to every pod create.
+     */
+    private void guardRails() throws Exception {
+        int count = Integer.getInteger("bench.guardrailCreates", 10_000);
+        String cms = "/api/v1/namespaces/bench/configmaps";
+        String secrets = "/api/v1/namespaces/bench/secrets";
+        String pods = "/api/v1/namespaces/bench/pods";
+        loadCount("warm-up", 1_000, i -> create(cms, configMap("w" + i)));
+        loadCount("warm-up", 1_000, i -> create(secrets, secret("w" + i)));
+        loadCount("warm-up", 1_000, i -> create(pods, pod("w" + i)));
+        Result plainCms = loadCount("configmaps", count, i -> create(cms, configMap("c" + i)));
+        Result sealedSecrets = loadCount("secrets", count, i -> create(secrets, secret("s" + i)));
+        Result plainPods = loadCount("pods", count, i -> create(pods, pod("p" + i)));
+        for (int p = 0; p < 10; p++) {
+            String name = "bench-policy-" + p;
+            HttpResponse<String> policy = http("POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+                    """
+                    {"metadata":{"name":"%s"},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],
+                     "apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["pods"]}]},
+                     "validations":[{"expression":"object.spec.containers.all(c, c.image != '' && c.name.size() < 64)",
+                      "message":"every container needs an image"}]}}""".formatted(name));
+            HttpResponse<String> binding = http("POST",
+                    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+                    "{\"metadata\":{\"name\":\"" + name + "\"},\"spec\":{\"policyName\":\"" + name
+                            + "\",\"validationActions\":[\"Deny\"]}}");
+            if (policy.statusCode() != 201 || binding.statusCode() != 201) {
+                throw new IllegalStateException("policy refused: " + policy.body() + " " + binding.body());
+            }
+        }
+        Thread.sleep(1_000); // the bindings reach the watch cache admission reads
+        loadCount("warm-up", 1_000, i -> create(pods, pod("wp" + i)));
+        Result policedPods = loadCount("pods with policies", count, i -> create(pods, pod("q" + i)));
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%,d creates of each, %d clients%n%n", count, CLIENTS);
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
+        plainCms.print("API create, 1 KiB ConfigMap (stored as it is)");
+        sealedSecrets.print("API create, 1 KiB Secret (encrypted at rest, secretbox)");
+        plainPods.print("API create, pod");
+        policedPods.print("API create, pod, 10 ValidatingAdmissionPolicies matching");
+        System.out.printf(Locale.ROOT, "%nencrypted Secret / plain ConfigMap rate = %.2f; pods with 10 policies / without"
+                + " = %.2f%n", sealedSecrets.rate() / plainCms.rate(), policedPods.rate() / plainPods.rate());
+    }
+
+    private static ObjectNode secret(String name) {
+        ObjectNode o = Json.object();
+        o.put("apiVersion", "v1");
+        o.put("kind", "Secret");
+        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        o.putObject("data").put("payload", java.util.Base64.getEncoder().encodeToString(
+                PAYLOAD.substring(0, 690).getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        return o;
+    }
+
+    private static ObjectNode pod(String name) {
+        ObjectNode o = Json.object();
+        o.put("apiVersion", "v1");
+        o.put("kind", "Pod");
+        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        o.putObject("spec").putArray("containers").addObject().put("name", "c").put("image", "nginx:1.27");
+        return o;
     }
 
     // ---- custom resources
