@@ -59,6 +59,7 @@ public final class ResourceRegistry {
     public static final String POLICY = "policy";
     public static final String AUTOSCALING = "autoscaling";
     public static final String APIREGISTRATION = "apiregistration.k8s.io";
+    public static final String FLOWCONTROL = "flowcontrol.apiserver.k8s.io";
     /** The group of CustomResourceDefinitions. */
     public static final String APIEXTENSIONS = "apiextensions.k8s.io";
     /** The group of the reconcile status views. */
@@ -209,6 +210,11 @@ public final class ResourceRegistry {
         t.add(new ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
                 List.of("pc"), List.of(), Set.of(), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, ResourceType.STORED_VERBS));
+        t.add(type(FLOWCONTROL, "FlowSchema", "flowschemas", false, List.of(), List.of(), Set.of("status"),
+                NameRule.DNS1123_SUBDOMAIN, io.fabric8.kubernetes.api.model.flowcontrol.v1.FlowSchema.class));
+        t.add(type(FLOWCONTROL, "PriorityLevelConfiguration", "prioritylevelconfigurations", false, List.of(),
+                List.of(), Set.of("status"), NameRule.DNS1123_SUBDOMAIN,
+                io.fabric8.kubernetes.api.model.flowcontrol.v1.PriorityLevelConfiguration.class));
         t.add(type("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", false,
                 List.of("csr"), List.of(), Set.of("status", "approval"), NameRule.DNS1123_SUBDOMAIN,
                 io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest.class));

@@ -1,5 +1,6 @@
 package io.cybernetes.apiserver.internal;
 
+import io.cybernetes.apiserver.internal.flowcontrol.FlowControl;
 import io.cybernetes.apiserver.internal.handlers.ApiServerMetrics;
 import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.apiserver.internal.allocation.IpRange;
@@ -98,10 +99,25 @@ class ApiServerConfiguration {
         return reg;
     }
 
+    /** API Priority and Fairness, sharing the server's max-requests-in-flight seats among the priority levels. */
+    @Bean
+    FlowControl flowControl(ApiServerProperties props) {
+        return new FlowControl(Math.max(1, props.maxRequestsInFlight()));
+    }
+
+    /** The apiserver_flowcontrol_* metrics at {@code /metrics}. */
+    @Bean
+    io.cybernetes.api.PrometheusText.Source flowControlMetrics(FlowControl flowControl) {
+        return flowControl::collect;
+    }
+
     /** After the body is in, and after authentication: who asks decides which limit applies. */
     @Bean
-    FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props) {
-        FilterRegistrationBean<MaxInFlightFilter> reg = new FilterRegistrationBean<>(new MaxInFlightFilter(props));
+    FilterRegistrationBean<MaxInFlightFilter> maxInFlightFilter(ApiServerProperties props, FlowControl flowControl,
+                                                               RequestAttributesResolver resolver,
+                                                               ResourceRegistry registry, Store store) {
+        FilterRegistrationBean<MaxInFlightFilter> reg = new FilterRegistrationBean<>(new MaxInFlightFilter(props,
+                flowControl, resolver, registry, store));
         reg.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 20);
         reg.setAsyncSupported(true);
         return reg;

@@ -1,6 +1,14 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.apiserver.ApiServerProperties;
+import io.cybernetes.api.Json;
+import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.apiserver.internal.flowcontrol.FlowControl;
+import io.cybernetes.auth.RequestAttributes;
+import io.cybernetes.auth.RequestAttributesResolver;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import io.cybernetes.auth.UserInfo;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -14,6 +22,51 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class MaxInFlightFilterTest {
+
+    /** Tenants share one seat and are rejected past it; admins are exempt; nodes have a level of their own. */
+    static final String CONFIG = """
+            levels:
+            - metadata: {name: exempt, uid: pl-exempt}
+              spec: {type: Exempt}
+            - metadata: {name: tenants, uid: pl-tenants}
+              spec: {type: Limited, limited: {nominalConcurrencyShares: 1, lendablePercent: 0,
+                     borrowingLimitPercent: 0, limitResponse: {type: Reject}}}
+            - metadata: {name: components, uid: pl-components}
+              spec: {type: Limited, limited: {nominalConcurrencyShares: 1, lendablePercent: 0,
+                     borrowingLimitPercent: 0, limitResponse: {type: Reject}}}
+            schemas:
+            - metadata: {name: exempt, uid: fs-exempt}
+              spec: {priorityLevelConfiguration: {name: exempt}, matchingPrecedence: 1,
+                     rules: [{subjects: [{kind: Group, group: {name: "system:masters"}}],
+                              resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true,
+                                               namespaces: ["*"]}]}]}
+            - metadata: {name: components, uid: fs-components}
+              spec: {priorityLevelConfiguration: {name: components}, matchingPrecedence: 100,
+                     distinguisherMethod: {type: ByUser},
+                     rules: [{subjects: [{kind: Group, group: {name: "system:nodes"}},
+                                         {kind: User, user: {name: "system:kube-scheduler"}}],
+                              resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true,
+                                               namespaces: ["*"]}]}]}
+            - metadata: {name: tenants, uid: fs-tenants}
+              spec: {priorityLevelConfiguration: {name: tenants}, matchingPrecedence: 1000,
+                     distinguisherMethod: {type: ByUser},
+                     rules: [{subjects: [{kind: Group, group: {name: "system:authenticated"}}],
+                              resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true,
+                                               namespaces: ["*"]}]}]}
+            """;
+
+    private static MaxInFlightFilter filter(int limit) {
+        FlowControl flowControl = new FlowControl(limit, 50_000_000L);
+        JsonNode config = Json.YAML.readTree(CONFIG);
+        List<ObjectNode> levels = new ArrayList<>();
+        config.path("levels").forEach(n -> levels.add((ObjectNode) n));
+        List<ObjectNode> schemas = new ArrayList<>();
+        config.path("schemas").forEach(n -> schemas.add((ObjectNode) n));
+        flowControl.configure(schemas, levels);
+        RequestAttributesResolver resolver = (request, user) -> RequestAttributes.resource(user, "get", "", "pods", "",
+                "", "");
+        return new MaxInFlightFilter(limit(limit), flowControl, resolver, ResourceRegistry.builtIn(), null);
+    }
 
     private static ApiServerProperties limit(int n) {
         return new ApiServerProperties(0, "127.0.0.1", 1024, n, Duration.ofMinutes(1), Duration.ofSeconds(1),
@@ -57,9 +110,9 @@ class MaxInFlightFilterTest {
     }
 
     @Test
-    void whenTenantsFillTheLimitAdministratorsAndTheControlPlaneAreStillServed() throws Exception {
-        MaxInFlightFilter filter = new MaxInFlightFilter(limit(1));
-        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a"));
+    void whenTenantsFillTheirLevelAdministratorsAndTheControlPlaneAreStillServed() throws Exception {
+        MaxInFlightFilter filter = filter(2);
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a", UserInfo.AUTHENTICATED));
         CountDownLatch release = hold(filter, alice);
         assertThat(status(filter, UserInfo.authenticated("bob", "", List.of("team-b")))).isEqualTo(429);
         assertThat(status(filter, UserInfo.authenticated("admin", "", List.of(UserInfo.MASTERS)))).isEqualTo(200);
@@ -68,20 +121,21 @@ class MaxInFlightFilterTest {
         assertThat(status(filter, UserInfo.authenticated("system:kube-scheduler", "", List.of()))).isEqualTo(200);
 
         CountDownLatch releaseNode = hold(filter, node);
-        assertThat(status(filter, UserInfo.authenticated("system:kube-controller-manager", "", List.of())))
-                .as("the components share a limit of their own").isEqualTo(429);
+        assertThat(status(filter, UserInfo.authenticated("system:kube-scheduler", "", List.of())))
+                .as("the components share a level of their own").isEqualTo(429);
         releaseNode.countDown();
         release.countDown();
     }
 
     @Test
     void aRequestPastTheLimitIs429WithRetryAfterAndWatchesDoNotCount() throws Exception {
-        MaxInFlightFilter filter = new MaxInFlightFilter(limit(1));
+        MaxInFlightFilter filter = filter(2);
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a", UserInfo.AUTHENTICATED));
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = new Thread(() -> {
             try {
-                filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), new MockHttpServletResponse(),
+                filter.doFilter(as(alice), new MockHttpServletResponse(),
                         (req, res) -> {
                             inside.countDown();
                             try {
@@ -98,14 +152,16 @@ class MaxInFlightFilterTest {
         assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
 
         MockHttpServletResponse refused = new MockHttpServletResponse();
-        filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), refused, (req, res) -> {
+        filter.doFilter(as(alice), refused, (req, res) -> {
             throw new AssertionError("must not be served");
         });
         assertThat(refused.getStatus()).isEqualTo(429);
+        assertThat(refused.getHeader("X-Kubernetes-PF-FlowSchema-UID")).isEqualTo("fs-tenants");
+        assertThat(refused.getHeader("X-Kubernetes-PF-PriorityLevel-UID")).isEqualTo("pl-tenants");
         assertThat(refused.getHeader("Retry-After")).isEqualTo("1");
         assertThat(refused.getContentAsString()).contains("\"kind\":\"Status\"", "\"reason\":\"TooManyRequests\"");
 
-        MockHttpServletRequest watch = new MockHttpServletRequest("GET", "/api/v1/pods");
+        MockHttpServletRequest watch = as(alice);
         watch.setParameter("watch", "true");
         MockHttpServletResponse watched = new MockHttpServletResponse();
         boolean[] served = {false};
@@ -116,15 +172,14 @@ class MaxInFlightFilterTest {
         holder.join(10_000);
         MockHttpServletResponse after = new MockHttpServletResponse();
         boolean[] servedAfter = {false};
-        filter.doFilter(new MockHttpServletRequest("GET", "/api/v1/pods"), after, (req, res) -> servedAfter[0] = true);
+        filter.doFilter(as(alice), after, (req, res) -> servedAfter[0] = true);
         assertThat(servedAfter[0]).isTrue();
     }
 
     @Test
     void streamsHaveALimitOfTheirOwnAndAnUpgradedSessionHoldsItsPermitUntilItEnds() throws Exception {
-        MaxInFlightFilter filter = new MaxInFlightFilter(new ApiServerProperties(0, "127.0.0.1", 1024, 1,
-                Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofSeconds(60), 65536, 1, null));
-        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a"));
+        MaxInFlightFilter filter = filter(1);
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a", UserInfo.AUTHENTICATED));
         // an exec upgraded to a session: the request returns, the session goes on
         Runnable[] endSession = new Runnable[1];
         MockHttpServletRequest exec = as(alice);

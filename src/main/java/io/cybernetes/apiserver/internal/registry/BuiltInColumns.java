@@ -117,6 +117,24 @@ public final class BuiltInColumns {
                         + o.path("spec").path("service").path("name").asString("") : "Local"),
                 text("Available", 0, BuiltInColumns::available),
                 AGE));
+        all.put("FlowSchema", List.of(NAME,
+                text("PriorityLevel", 0, o -> o.path("spec").path("priorityLevelConfiguration").path("name")
+                        .asString("")),
+                integer("MatchingPrecedence", o -> o.path("spec").path("matchingPrecedence").asInt(1000)),
+                text("DistinguisherMethod", 0, o -> orNone(Json.text(o, "spec.distinguisherMethod.type"))),
+                AGE,
+                text("MissingPL", 0, o -> o.path("status").path("conditions").isEmpty() ? "?" : "False")));
+        all.put("PriorityLevelConfiguration", List.of(NAME,
+                text("Type", 0, o -> o.path("spec").path("type").asString("")),
+                text("NominalConcurrencyShares", 0, o -> numberOrNone(o.path("spec").path("limited")
+                        .get("nominalConcurrencyShares"))),
+                text("Queues", 0, o -> numberOrNone(o.path("spec").path("limited").path("limitResponse")
+                        .path("queuing").get("queues"))),
+                text("HandSize", 0, o -> numberOrNone(o.path("spec").path("limited").path("limitResponse")
+                        .path("queuing").get("handSize"))),
+                text("QueueLengthLimit", 0, o -> numberOrNone(o.path("spec").path("limited").path("limitResponse")
+                        .path("queuing").get("queueLengthLimit"))),
+                AGE));
         all.put("ValidatingAdmissionPolicy", List.of(NAME,
                 integer("Validations", o -> o.path("spec").path("validations").size()),
                 text("ParamKind", 0, o -> o.path("spec").path("paramKind").isObject()
@@ -173,6 +191,10 @@ public final class BuiltInColumns {
         }
         return ref.path("selector").isObject() ? io.cybernetes.api.LabelSelector.fromObject(ref.get("selector"))
                 .toString() : "<unset>";
+    }
+
+    private static String numberOrNone(JsonNode v) {
+        return v == null || v.isNull() ? "<none>" : v.asString(v.toString());
     }
 
     private static String orNa(JsonNode v) {

@@ -83,6 +83,8 @@ public final class KindDefinitions {
             Map.entry("APIService", new ApiServiceStrategy()),
             Map.entry("CertificateSigningRequest", new CertificateSigningRequestStrategy()),
             Map.entry("ValidatingAdmissionPolicy", new ValidatingAdmissionPolicyStrategy(false)),
+            Map.entry("FlowSchema", new FlowControlStrategy(true)),
+            Map.entry("PriorityLevelConfiguration", new FlowControlStrategy(false)),
             Map.entry("ValidatingAdmissionPolicyBinding", new ValidatingAdmissionPolicyStrategy(true)),
             Map.entry("ReplicationController", new ReplicationControllerStrategy()));
 

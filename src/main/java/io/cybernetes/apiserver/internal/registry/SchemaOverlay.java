@@ -29,6 +29,16 @@ public final class SchemaOverlay {
         }
     }
 
+    /**
+     * The name the overlay knows a model class by: its simple name, or (for names several API groups use,
+     * such as RBAC's and flow control's Subject) the last segment of its package and its simple name.
+     */
+    public String nameOf(Class<?> cls) {
+        String pkg = cls.getPackageName();
+        String qualified = pkg.substring(pkg.lastIndexOf('.') + 1) + "." + cls.getSimpleName();
+        return root.has(qualified) ? qualified : cls.getSimpleName();
+    }
+
     /** The rules of a type as a whole: its description and required properties. */
     public Schema.Rules typeRules(String type) {
         JsonNode t = root.path(type);

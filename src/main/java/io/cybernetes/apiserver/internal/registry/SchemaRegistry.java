@@ -30,7 +30,7 @@ public final class SchemaRegistry {
     /** A type's own description and required properties, by type name (for publishing the type once). */
     public Schema.Rules typeRules(String typeName) {
         try {
-            return overlay.typeRules(Class.forName(typeName).getSimpleName());
+            return overlay.typeRules(overlay.nameOf(Class.forName(typeName)));
         } catch (ClassNotFoundException e) {
             return Schema.Rules.NONE;
         }
@@ -67,7 +67,8 @@ public final class SchemaRegistry {
         // Recursive types (JSONSchemaProps and the like) meet themselves: a placeholder breaks the cycle.
         Map<String, Schema> props = new LinkedHashMap<>();
         String simple = cls.getSimpleName();
-        Schema placeholder = new Schema(Schema.Type.OBJECT, cls.getName(), props, null, overlay.typeRules(simple));
+        String known = overlay.nameOf(cls);
+        Schema placeholder = new Schema(Schema.Type.OBJECT, cls.getName(), props, null, overlay.typeRules(known));
         byClass.put(cls, placeholder);
         Map<String, Schema> found = new HashMap<>();
         for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
@@ -80,7 +81,7 @@ public final class SchemaRegistry {
                     continue;
                 }
                 String name = jp.value().isEmpty() ? f.getName() : jp.value();
-                Schema.Rules rules = overlay.fieldRules(simple, name);
+                Schema.Rules rules = overlay.fieldRules(known, name);
                 Schema child = BYTE_FIELDS.contains(simple + "." + name) ? bytes(of(f.getGenericType()))
                         : of(f.getGenericType());
                 found.putIfAbsent(name, rules.isEmpty() ? child : child.withRules(atUse(child.rules(), rules)));
