@@ -62,6 +62,7 @@ public final class Benchmark {
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("bench.seconds", 10));
     private static final String PAYLOAD = "x".repeat(1024 - 100);
     private static final String BENCH_TOKEN = "bench-user-token";
+    private static final String FLOOD_TOKEN = "flood-user-token";
 
     private final Store store;
     private final DataSource dataSource;
@@ -112,7 +113,8 @@ public final class Benchmark {
                 "--cybernetes.controllers.enabled=" + !"scheduler".equals(System.getProperty("bench.only")),
                 "--cybernetes.nodes.count=" + ("streams".equals(System.getProperty("bench.only")) ? 1 : 0)));
         Files.createDirectories(data);
-        Files.writeString(data.resolve("tokens.csv"), BENCH_TOKEN + ",bench,bench,\"benchers\"\n");
+        Files.writeString(data.resolve("tokens.csv"), BENCH_TOKEN + ",bench,bench,\"benchers\"\n"
+                + FLOOD_TOKEN + ",flooder,flooder,\"flooders\"\n");
         props.add("--cybernetes.auth.token-file=" + data.resolve("tokens.csv"));
         if ("off".equals(System.getProperty("bench.security"))) {
             props.addAll(List.of("--cybernetes.auth.authorization-mode=AlwaysAllow", "--cybernetes.admission.plugins="));
@@ -235,6 +237,10 @@ public final class Benchmark {
         }
         if ("guardrails".equals(System.getProperty("bench.only"))) {
             guardRails();
+            return;
+        }
+        if ("fairness".equals(System.getProperty("bench.only"))) {
+            fairness();
             return;
         }
         if ("api".equals(System.getProperty("bench.only"))) {
@@ -365,6 +371,117 @@ public final class Benchmark {
         System.out.printf(Locale.ROOT, "%nencrypted Secret / plain ConfigMap rate = %.2f; pods with 10 policies / without"
                 + " = %.2f (all rounds together)%n", combined(storage, 1) / combined(storage, 0),
                 combined(policies, 1) / combined(policies, 0));
+    }
+
+    // ---- API Priority and Fairness
+
+    /**
+     * One team floods the API (32 clients listing 2,000 ConfigMaps and creating as fast as they can) while
+     * another writes at a steady 50 creates/s: the steady writer's latencies unloaded and under the flood,
+     * what the flooding team got (served, 429, failed), and the requests the control plane's levels refused.
+     * Then creates/s through the default FlowSchemas (the user in global-default) next to the same user
+     * classified as exempt, which skips the seat accounting: what the dispatching costs.
+     */
+    private void fairness() throws Exception {
+        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench-flood\"}}");
+        http("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/bench-flood/rolebindings", "{\"metadata\":"
+                + "{\"name\":\"flooders\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":"
+                + "\"ClusterRole\",\"name\":\"edit\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"flooders\","
+                + "\"apiGroup\":\"rbac.authorization.k8s.io\"}]}");
+        String floodCms = "/api/v1/namespaces/bench-flood/configmaps";
+        loadCount("flood objects", 2_000, i -> create(floodCms, configMapIn("bench-flood", "f" + i)));
+        Duration run = RUN;
+        String steadyPath = "/api/v1/namespaces/bench/configmaps";
+        Load.Result unloaded = paced(steadyPath, "u", 50, run);
+        java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ExecutorService flood = Executors.newFixedThreadPool(32);
+        AtomicLong names = new AtomicLong();
+        for (int c = 0; c < 32; c++) {
+            int client = c;
+            flood.submit(() -> {
+                try (KeepAliveClient k = new KeepAliveClient(sslContext, port, FLOOD_TOKEN)) {
+                    while (flooding.get()) {
+                        KeepAliveClient.Response r = client % 2 == 0 ? k.send("GET", floodCms, null)
+                                : k.send("POST", floodCms, Json.write(configMapIn("bench-flood",
+                                "x" + names.incrementAndGet())));
+                        (r.status() == 429 ? refused : r.status() < 300 ? served : failed).incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failed.incrementAndGet();
+                }
+                return null;
+            });
+        }
+        Thread.sleep(2_000);
+        Load.Result loaded = paced(steadyPath, "l", 50, run);
+        flooding.set(false);
+        flood.shutdown();
+        flood.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        String metrics = http("GET", "/metrics", null).body();
+        long controlPlaneRefused = metrics.lines().filter(l -> l.startsWith("apiserver_flowcontrol_rejected_requests_total")
+                && (l.contains("priority_level=\"leader-election\"") || l.contains("priority_level=\"node-high\"")
+                || l.contains("priority_level=\"system\"") || l.contains("priority_level=\"workload-high\"")))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+
+        // dispatching's cost: the same creates, classified into global-default and into an exempt schema
+        loadCount("warm-up", 1_000, i -> create(steadyPath, configMap("w" + i)));
+        Result limited = loadCount("limited", 5_000, i -> create(steadyPath, configMap("g" + i)));
+        http("POST", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", """
+                {"metadata":{"name":"bench-exempt"},"spec":{"priorityLevelConfiguration":{"name":"exempt"},
+                 "matchingPrecedence":3,"rules":[{"subjects":[{"kind":"Group","group":{"name":"benchers"}}],
+                  "resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"],"namespaces":["*"]}]}]}}""");
+        Thread.sleep(1_000);
+        Result exempt = loadCount("exempt", 5_000, i -> create(steadyPath, configMap("e" + i)));
+
+        System.out.println();
+        System.out.printf(Locale.ROOT, "steady writer, 50 creates/s for %ds, alone and beside 32 flooding clients"
+                + " (other team)%n%n", run.toSeconds());
+        System.out.println(Load.HEADER);
+        System.out.println(Load.RULE);
+        unloaded.print("steady writer alone");
+        loaded.print("steady writer while another team floods");
+        limited.print("API create, 16 clients, user in global-default (queued, seats counted)");
+        exempt.print("API create, 16 clients, same user in an exempt FlowSchema");
+        System.out.printf(Locale.ROOT, "%nsteady writer p99 under the flood / alone = %.2f (goal: at most 2)%n",
+                loaded.p99() / unloaded.p99());
+        System.out.printf(Locale.ROOT, "flooding team: %,d served, %,d refused with 429, %,d failed otherwise%n",
+                served.get(), refused.get(), failed.get());
+        System.out.printf(Locale.ROOT, "refused at the control plane's levels (leader-election, node-high, system,"
+                + " workload-high): %d%n", controlPlaneRefused);
+        System.out.printf(Locale.ROOT, "creates/s through the default FlowSchemas / exempt = %.2f%n",
+                limited.rate() / exempt.rate());
+    }
+
+    /** Creates at a fixed rate from one client, each latency recorded. */
+    private Load.Result paced(String path, String prefix, int perSecond, Duration duration) throws Exception {
+        long interval = 1_000_000_000L / perSecond;
+        long end = System.nanoTime() + duration.toNanos();
+        List<Long> latencies = new ArrayList<>();
+        long cpu0 = Load.processCpuNanos();
+        long t0 = System.nanoTime();
+        int n = 0;
+        try (KeepAliveClient k = new KeepAliveClient(sslContext, port, BENCH_TOKEN)) {
+            for (long next = System.nanoTime(); next < end; next += interval) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                long start = System.nanoTime();
+                KeepAliveClient.Response r = k.send("POST", path, Json.write(configMap(prefix + "-" + n++)));
+                latencies.add(System.nanoTime() - start);
+                if (r.status() != 201) {
+                    throw new IllegalStateException("the steady writer was refused: " + r.status() + " " + r.body());
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        return new Load.Result(sorted.length / seconds, sorted[sorted.length / 2] / 1e6,
+                sorted[(int) Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] / 1e6, sorted.length,
+                (Load.processCpuNanos() - cpu0) / 1e3 / sorted.length);
     }
 
     /** The rate of one side over all rounds: every operation over the time all of them took. */
@@ -662,6 +779,12 @@ public final class Benchmark {
             c.close();
         }
         return r;
+    }
+
+    private static ObjectNode configMapIn(String namespace, String name) {
+        ObjectNode o = configMap(name);
+        ((ObjectNode) o.get("metadata")).put("namespace", namespace);
+        return o;
     }
 
     private static ObjectNode configMap(String name) {
