@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param maxRequestBytes       larger request bodies are refused with 413
  * @param watchMaxTimeout       a watch ends after this long at the latest
  * @param watchBookmarkInterval how often a quiet watch gets a bookmark, when it asked for them
- * @param maxRequestsInFlight   requests served at once (watches aside); more get 429 with Retry-After; 0 = no limit
+ * @param maxRequestsInFlight   the seats API Priority and Fairness shares among its priority levels (watches aside);
+ *                              0 = no limit
  * @param watchFlushInterval    the longest a busy watch rests between flushes (0.1 ms per open watch, up to this)
  * @param requestTimeout        the longest a request body may take to arrive (kube-apiserver's --request-timeout)
  * @param maxRequestHeaderBytes the most a request's line and headers may take; larger ones are refused with 431.
