@@ -387,7 +387,9 @@ public final class Benchmark {
         http("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/bench-flood/rolebindings", "{\"metadata\":"
                 + "{\"name\":\"flooders\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":"
                 + "\"ClusterRole\",\"name\":\"edit\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"flooders\","
+                + "\"apiGroup\":\"rbac.authorization.k8s.io\"},{\"kind\":\"Group\",\"name\":\"benchers\","
                 + "\"apiGroup\":\"rbac.authorization.k8s.io\"}]}");
+        Thread.sleep(1_000); // the authorizer follows role bindings through a watch
         String floodCms = "/api/v1/namespaces/bench-flood/configmaps";
         loadCount("flood objects", 2_000, i -> create(floodCms, configMapIn("bench-flood", "f" + i)));
         Duration run = RUN;
