@@ -43,7 +43,11 @@ public final class FlowControl {
     private final ReentrantLock lock = new ReentrantLock();
     private final int serverSeats;
     private final long waitNanos;
-    private volatile List<ObjectNode> schemas = List.of();
+    /** A FlowSchema as the classifier uses it: compiled rules, its level, how flows are told apart. */
+    private record Schema(String name, String uid, String level, String distinguisher, List<FlowSchemaRules> rules) {
+    }
+
+    private volatile List<Schema> schemas = List.of();
     private final Map<String, Level> levels = new LinkedHashMap<>();
     private int borrowedSeats;
     private final PrometheusText.Counters dispatched = new PrometheusText.Counters("flow_schema", "priority_level");
@@ -83,7 +87,17 @@ public final class FlowControl {
                 Level level = levels.computeIfAbsent(name, Level::new);
                 level.configure(p, serverSeats, shares);
             }
-            schemas = List.copyOf(sorted);
+            List<Schema> compiled = new ArrayList<>();
+            for (ObjectNode fs : sorted) {
+                JsonNode spec = fs.path("spec");
+                List<FlowSchemaRules> rules = new ArrayList<>();
+                spec.path("rules").forEach(r -> rules.add(new FlowSchemaRules(r)));
+                String uid = Json.text(fs, "metadata.uid");
+                compiled.add(new Schema(Json.text(fs, "metadata.name"), uid == null ? "" : uid,
+                        spec.path("priorityLevelConfiguration").path("name").asString(""),
+                        spec.path("distinguisherMethod").path("type").asString(""), List.copyOf(rules)));
+            }
+            schemas = List.copyOf(compiled);
             dispatch();
         } finally {
             lock.unlock();
@@ -94,31 +108,28 @@ public final class FlowControl {
 
     /** The first FlowSchema (by precedence) whose rules match, and the flow within it; null if none matches. */
     public Classification classify(RequestAttributes a) {
-        for (ObjectNode schema : schemas) {
-            JsonNode spec = schema.path("spec");
-            for (JsonNode rule : spec.path("rules")) {
-                if (FlowSchemaRules.matches(rule, a)) {
-                    String levelName = spec.path("priorityLevelConfiguration").path("name").asString("");
-                    Level level;
-                    lock.lock();
-                    try {
-                        level = levels.get(levelName);
-                    } finally {
-                        lock.unlock();
-                    }
-                    if (level == null) {
-                        continue; // a dangling schema: Kubernetes skips it
-                    }
-                    String name = Json.text(schema, "metadata.name");
-                    String distinguisher = switch (spec.path("distinguisherMethod").path("type").asString("")) {
-                        case "ByUser" -> a.user() == null ? "" : a.user().name();
-                        case "ByNamespace" -> a.namespace();
-                        default -> "";
-                    };
-                    String uid = Json.text(schema, "metadata.uid");
-                    return new Classification(name, uid == null ? "" : uid, levelName, level.uid,
-                            name + "/" + distinguisher);
+        for (Schema schema : schemas) {
+            for (FlowSchemaRules rule : schema.rules()) {
+                if (!rule.matches(a)) {
+                    continue;
                 }
+                Level level;
+                lock.lock();
+                try {
+                    level = levels.get(schema.level());
+                } finally {
+                    lock.unlock();
+                }
+                if (level == null) {
+                    break; // a dangling schema: Kubernetes skips it
+                }
+                String distinguisher = switch (schema.distinguisher()) {
+                    case "ByUser" -> a.user() == null ? "" : a.user().name();
+                    case "ByNamespace" -> a.namespace();
+                    default -> "";
+                };
+                return new Classification(schema.name(), schema.uid(), schema.level(), level.uid,
+                        schema.name() + "/" + distinguisher);
             }
         }
         return null;

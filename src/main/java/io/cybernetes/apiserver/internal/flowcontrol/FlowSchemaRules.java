@@ -4,103 +4,131 @@ import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.UserInfo;
 import tools.jackson.databind.JsonNode;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
 /**
- * Whether one of a FlowSchema's rules takes in a request, as Kubernetes matches them: a subject names
- * the user, one of its groups, or its ServiceAccount ({@code *} for any), and a resource rule (verb,
- * group, resource with its subresource, and the namespace, or clusterScope for cluster-wide requests)
- * or a non-resource rule (verb and URL, exactly, {@code *}, or a prefix ending in {@code /*}) names
- * what it asks.
+ * One of a FlowSchema's rules, compiled once when the schema changes, and whether it takes in a request,
+ * as Kubernetes matches them: a subject names the user, one of its groups, or its ServiceAccount
+ * ({@code *} for any), and a resource rule (verb, group, resource with its subresource, and the namespace,
+ * or clusterScope for cluster-wide requests) or a non-resource rule (verb and URL, exactly, {@code *}, or
+ * a prefix ending in {@code /*}) names what it asks.
  */
 final class FlowSchemaRules {
 
-    private FlowSchemaRules() {
+    /** A set of names where {@code *} stands for every name. */
+    private record Names(boolean all, Set<String> names) {
+        static Names of(JsonNode values) {
+            List<String> names = new ArrayList<>();
+            values.forEach(v -> names.add(v.asString("")));
+            return of(names);
+        }
+
+        static Names of(List<String> values) {
+            return new Names(values.contains("*"), Set.copyOf(values));
+        }
+
+        boolean has(String v) {
+            return all || names.contains(v);
+        }
     }
 
-    static boolean matches(JsonNode rule, RequestAttributes a) {
-        if (!subjectMatches(rule.path("subjects"), a.user())) {
+    private record ResourceRule(Names verbs, Names groups, Names resources, Names namespaces, boolean clusterScope) {
+    }
+
+    private record NonResourceRule(Names verbs, Set<String> urls, List<String> prefixes, boolean all) {
+    }
+
+    private final Names users;
+    private final Names groups;
+    private final List<String[]> serviceAccounts = new ArrayList<>();
+    private final List<ResourceRule> resourceRules = new ArrayList<>();
+    private final List<NonResourceRule> nonResourceRules = new ArrayList<>();
+
+    FlowSchemaRules(JsonNode rule) {
+        List<String> userNames = new ArrayList<>();
+        List<String> groupNames = new ArrayList<>();
+        for (JsonNode s : rule.path("subjects")) {
+            switch (s.path("kind").asString("")) {
+                case "User" -> userNames.add(s.path("user").path("name").asString(""));
+                case "Group" -> groupNames.add(s.path("group").path("name").asString(""));
+                case "ServiceAccount" -> serviceAccounts.add(new String[] {
+                        s.path("serviceAccount").path("namespace").asString(""),
+                        s.path("serviceAccount").path("name").asString("")});
+                default -> {
+                }
+            }
+        }
+        users = Names.of(userNames);
+        groups = Names.of(groupNames);
+        for (JsonNode r : rule.path("resourceRules")) {
+            resourceRules.add(new ResourceRule(Names.of(r.path("verbs")), Names.of(r.path("apiGroups")),
+                    Names.of(r.path("resources")), Names.of(r.path("namespaces")), r.path("clusterScope").asBoolean(false)));
+        }
+        for (JsonNode r : rule.path("nonResourceRules")) {
+            Set<String> urls = new java.util.HashSet<>();
+            List<String> prefixes = new ArrayList<>();
+            boolean all = false;
+            for (JsonNode u : r.path("nonResourceURLs")) {
+                String url = u.asString("");
+                all |= url.equals("*");
+                if (url.endsWith("/*")) {
+                    prefixes.add(url.substring(0, url.length() - 1));
+                } else {
+                    urls.add(url);
+                }
+            }
+            nonResourceRules.add(new NonResourceRule(Names.of(r.path("verbs")), urls, prefixes, all));
+        }
+    }
+
+    boolean matches(RequestAttributes a) {
+        if (!subjectMatches(a.user())) {
             return false;
         }
         if (a.resourceRequest()) {
-            for (JsonNode r : rule.path("resourceRules")) {
-                if (resourceMatches(r, a)) {
+            String resource = a.subresource().isEmpty() ? a.resource() : a.resource() + "/" + a.subresource();
+            for (ResourceRule r : resourceRules) {
+                if (r.verbs().has(a.verb()) && r.groups().has(a.apiGroup()) && r.resources().has(resource)
+                        && (a.namespace().isEmpty() ? r.clusterScope() : r.namespaces().has(a.namespace()))) {
                     return true;
                 }
             }
             return false;
         }
-        for (JsonNode r : rule.path("nonResourceRules")) {
-            if (has(r.path("verbs"), a.verb()) && urlMatches(r.path("nonResourceURLs"), a.path())) {
+        for (NonResourceRule r : nonResourceRules) {
+            if (r.verbs().has(a.verb()) && (r.all() || r.urls().contains(a.path())
+                    || r.prefixes().stream().anyMatch(a.path()::startsWith))) {
                 return true;
             }
         }
         return false;
     }
 
-    private static boolean subjectMatches(JsonNode subjects, UserInfo user) {
+    private boolean subjectMatches(UserInfo user) {
         if (user == null) {
             return false;
         }
-        for (JsonNode s : subjects) {
-            switch (s.path("kind").asString("")) {
-                case "User" -> {
-                    String name = s.path("user").path("name").asString("");
-                    if (name.equals("*") || name.equals(user.name())) {
-                        return true;
-                    }
-                }
-                case "Group" -> {
-                    String name = s.path("group").path("name").asString("");
-                    if (name.equals("*") || user.groups().contains(name)) {
-                        return true;
-                    }
-                }
-                case "ServiceAccount" -> {
-                    String ns = s.path("serviceAccount").path("namespace").asString("");
-                    String name = s.path("serviceAccount").path("name").asString("");
-                    String prefix = "system:serviceaccount:";
-                    if (user.name().startsWith(prefix)) {
-                        String[] parts = user.name().substring(prefix.length()).split(":", 2);
-                        if (parts.length == 2 && (ns.equals("*") || ns.equals(parts[0]))
-                                && (name.equals("*") || name.equals(parts[1]))) {
-                            return true;
-                        }
-                    }
-                }
-                default -> {
-                }
-            }
+        if (users.has(user.name())) {
+            return true;
         }
-        return false;
-    }
-
-    private static boolean resourceMatches(JsonNode r, RequestAttributes a) {
-        String resource = a.subresource().isEmpty() ? a.resource() : a.resource() + "/" + a.subresource();
-        if (!has(r.path("verbs"), a.verb()) || !has(r.path("apiGroups"), a.apiGroup())
-                || !has(r.path("resources"), resource)) {
-            return false;
+        if (groups.all()) {
+            return true;
         }
-        if (a.namespace().isEmpty()) {
-            return r.path("clusterScope").asBoolean(false);
-        }
-        return has(r.path("namespaces"), a.namespace());
-    }
-
-    private static boolean has(JsonNode values, String v) {
-        for (JsonNode x : values) {
-            String s = x.asString("");
-            if (s.equals("*") || s.equals(v)) {
+        for (String g : user.groups()) {
+            if (groups.names().contains(g)) {
                 return true;
             }
         }
-        return false;
-    }
-
-    private static boolean urlMatches(JsonNode urls, String path) {
-        for (JsonNode u : urls) {
-            String url = u.asString("");
-            if (url.equals("*") || url.equals(path)
-                    || url.endsWith("/*") && path.startsWith(url.substring(0, url.length() - 1))) {
-                return true;
+        String prefix = "system:serviceaccount:";
+        if (!serviceAccounts.isEmpty() && user.name().startsWith(prefix)) {
+            String[] parts = user.name().substring(prefix.length()).split(":", 2);
+            for (String[] sa : serviceAccounts) {
+                if (parts.length == 2 && (sa[0].equals("*") || sa[0].equals(parts[0]))
+                        && (sa[1].equals("*") || sa[1].equals(parts[1]))) {
+                    return true;
+                }
             }
         }
         return false;
