@@ -523,20 +523,14 @@ public final class Benchmark {
     }
 
     private static ObjectNode secret(String name) {
-        ObjectNode o = Json.object();
-        o.put("apiVersion", "v1");
-        o.put("kind", "Secret");
-        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        ObjectNode o = core("Secret", name);
         o.putObject("data").put("payload", java.util.Base64.getEncoder().encodeToString(
                 PAYLOAD.substring(0, 690).getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
         return o;
     }
 
     private static ObjectNode pod(String name) {
-        ObjectNode o = Json.object();
-        o.put("apiVersion", "v1");
-        o.put("kind", "Pod");
-        o.putObject("metadata").put("name", name).put("namespace", "bench");
+        ObjectNode o = core("Pod", name);
         o.putObject("spec").putArray("containers").addObject().put("name", "c").put("image", "nginx:1.27");
         return o;
     }
@@ -789,11 +783,17 @@ public final class Benchmark {
         return o;
     }
 
-    private static ObjectNode configMap(String name) {
+    /** A core/v1 object of the kind, named, in the namespace bench. */
+    private static ObjectNode core(String kind, String name) {
         ObjectNode o = Json.object();
         o.put("apiVersion", "v1");
-        o.put("kind", "ConfigMap");
+        o.put("kind", kind);
         o.putObject("metadata").put("name", name).put("namespace", "bench");
+        return o;
+    }
+
+    private static ObjectNode configMap(String name) {
+        ObjectNode o = core("ConfigMap", name);
         o.putObject("data").put("payload", PAYLOAD);
         return o;
     }
