@@ -172,10 +172,15 @@ public final class CertificateRequests {
         return all.isEmpty() ? "" : all.get(0);
     }
 
+    /** Every value of the attribute, in multi-valued RDNs ({@code ST=x+O=system:masters}) too. */
     private static List<String> all(X500Name name, ASN1ObjectIdentifier type) {
         List<String> out = new ArrayList<>();
-        for (RDN rdn : name.getRDNs(type)) {
-            out.add(IETFUtils.valueToString(rdn.getFirst().getValue()));
+        for (RDN rdn : name.getRDNs()) {
+            for (org.bouncycastle.asn1.x500.AttributeTypeAndValue atv : rdn.getTypesAndValues()) {
+                if (atv.getType().equals(type)) {
+                    out.add(IETFUtils.valueToString(atv.getValue()));
+                }
+            }
         }
         return out;
     }

@@ -3,7 +3,8 @@ package io.cybernetes.store;
 /** A store failure with a code, so callers test {@link #isNotFound()} rather than messages. */
 public final class StorageException extends RuntimeException {
 
-    public enum Code { KEY_NOT_FOUND, KEY_EXISTS, CONFLICT, EXPIRED, TOO_LARGE_REVISION, UNAVAILABLE, INTERNAL }
+    /** UNREADABLE: a stored value no configured provider decrypts (the message names the key, as Kubernetes'). */
+    public enum Code { KEY_NOT_FOUND, KEY_EXISTS, CONFLICT, EXPIRED, TOO_LARGE_REVISION, UNAVAILABLE, INTERNAL, UNREADABLE }
 
     private final Code code;
     private final String key;

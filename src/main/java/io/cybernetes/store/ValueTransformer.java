@@ -18,7 +18,7 @@ public interface ValueTransformer {
         @Override
         public String fromStorage(String key, String stored) {
             if (stored.startsWith(ENCRYPTED)) {
-                throw new StorageException(StorageException.Code.INTERNAL, key, "unable to transform key \"" + key
+                throw new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \"" + key
                         + "\": identity transformer tried to read encrypted data");
             }
             return stored;
@@ -33,7 +33,7 @@ public interface ValueTransformer {
 
     /**
      * The JSON text of a value the database holds. A value none of the configured
-     * providers can read is a {@link StorageException.Code#INTERNAL} naming the key.
+     * providers can read is a {@link StorageException.Code#UNREADABLE} naming the key.
      */
     String fromStorage(String key, String stored);
 

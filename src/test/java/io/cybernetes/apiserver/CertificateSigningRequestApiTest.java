@@ -229,7 +229,13 @@ class CertificateSigningRequestApiTest extends ApiTestSupport {
         assertThat(escalation.text("message")).isEqualTo("certificatesigningrequests.certificates.k8s.io \"f-" + id
                 + "\" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not"
                 + " allowed");
-        for (String name : List.of("a", "b", "c", "d", "e", "f")) {
+        // the group hidden in a multi-valued RDN beside another attribute is still the group
+        Key hidden = request("CN=mallory2-" + id + ",ST=nowhere+O=system:masters", List.of());
+        Response sneaky = post(CSRS, csr("g-" + id, hidden.request(), "kubernetes.io/kube-apiserver-client",
+                "\"client auth\"", null));
+        assertThat(sneaky.code()).isEqualTo(403);
+        assertThat(sneaky.text("message")).contains("with system:masters group is not allowed");
+        for (String name : List.of("a", "b", "c", "d", "e", "f", "g")) {
             assertThat(get(CSRS + "/" + name + "-" + id).code()).as("nothing stored").isEqualTo(404);
         }
     }

@@ -192,6 +192,23 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
     }
 
     @Test
+    void aPolicyThatDeniesEverythingCannotLockItselfIn() {
+        String name = "deny-all-" + id;
+        Response p = post(POLICIES, """
+                {"metadata":{"name":"%s"},"spec":{"matchConstraints":{"resourceRules":[
+                 {"apiGroups":["apps"],"apiVersions":["v1"],"operations":["*"],"resources":["deployments"]},
+                 {"apiGroups":["admissionregistration.k8s.io"],"apiVersions":["*"],"operations":["*"],
+                  "resources":["validatingadmissionpolicies","validatingadmissionpolicybindings"]}]},
+                 "validations":[{"expression":"false","message":"nothing passes"}]}}""".formatted(name));
+        assertThat(p.code()).isEqualTo(201);
+        assertThat(post(BINDINGS, binding(name, name, "\"Deny\"", "")).code()).isEqualTo(201);
+        eventually(() -> assertThat(deployment("blocked", 1).code()).isEqualTo(422));
+        assertThat(delete(BINDINGS + "/" + name).code()).as("policies and bindings are not judged by policies")
+                .isEqualTo(200);
+        assertThat(delete(POLICIES + "/" + name).code()).isEqualTo(200);
+    }
+
+    @Test
     void malformedPoliciesAndBindingsAreRefused() {
         Response badCel = post(POLICIES, policy("bad-" + id, "\"validations\":[{\"expression\":\"object.spec.replicas <=\"}]"));
         assertThat(badCel.code()).isEqualTo(422);
@@ -209,6 +226,11 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
                 ",\"paramRef\":{\"name\":\"a\",\"selector\":{},\"parameterNotFoundAction\":\"Maybe\"}"));
         assertThat(ref.text("message")).contains("spec.paramRef.name: Forbidden: name and selector are mutually exclusive",
                 "spec.paramRef.parameterNotFoundAction: Unsupported value: \"Maybe\"");
+        Response selector = post(BINDINGS, binding("sel-" + id, "p", "\"Deny\"",
+                ",\"paramRef\":{\"selector\":{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Sometimes\"}]},"
+                        + "\"parameterNotFoundAction\":\"Allow\"}"));
+        assertThat(selector.code()).isEqualTo(422);
+        assertThat(selector.text("message")).contains("spec.paramRef.selector: Invalid value:");
         for (String n : List.of("bad-", "nb-", "empty-")) {
             assertThat(get(POLICIES + "/" + n + id).code()).isEqualTo(404);
         }

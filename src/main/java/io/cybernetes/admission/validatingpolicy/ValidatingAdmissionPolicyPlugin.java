@@ -65,6 +65,13 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         return NAME;
     }
 
+    /** Policies and bindings themselves are never judged by policies, so that a broken one can be fixed. */
+    @Override
+    public boolean handles(Attributes a) {
+        return !(a.group().equals(GROUP) && (a.resource().equals("validatingadmissionpolicies")
+                || a.resource().equals("validatingadmissionpolicybindings")));
+    }
+
     /** What one validation concluded: its message, reason, and the index of its expression. */
     private record Failure(String message, String reason, int index) {
     }
@@ -316,8 +323,13 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
             cluster.get(type.group(), type.plural(), namespace, name).ifPresent(found::add);
         } else {
             JsonNode selector = paramRef.get("selector");
-            LabelSelector sel = selector == null || selector.isNull() ? LabelSelector.EVERYTHING
-                    : LabelSelector.fromObject(selector);
+            LabelSelector sel;
+            try {
+                sel = selector == null || selector.isNull() ? LabelSelector.EVERYTHING
+                        : LabelSelector.fromObject(selector);
+            } catch (ApiException invalid) {
+                throw new IllegalStateException("the paramRef's selector is invalid: " + invalid.getMessage());
+            }
             for (ObjectNode p : cluster.list(type.group(), type.plural(), namespace)) {
                 Map<String, String> labels = new HashMap<>();
                 p.path("metadata").path("labels").properties().forEach(e -> labels.put(e.getKey(),

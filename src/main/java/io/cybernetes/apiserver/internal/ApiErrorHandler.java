@@ -68,7 +68,7 @@ class ApiErrorHandler {
         if (e instanceof StorageException se && se.code() == StorageException.Code.UNAVAILABLE) {
             return ApiException.unavailable(se.getMessage(), 1);
         }
-        if (e instanceof StorageException se && se.code() == StorageException.Code.INTERNAL) {
+        if (e instanceof StorageException se && se.code() == StorageException.Code.UNREADABLE) {
             // the store says what is wrong (a value no configured key decrypts): the client is told, as by Kubernetes
             log.warn("request failed: {}", se.getMessage());
             return ApiException.internal(se.getMessage());

@@ -99,10 +99,17 @@ class ApiServerConfiguration {
         return reg;
     }
 
-    /** API Priority and Fairness, sharing the server's max-requests-in-flight seats among the priority levels. */
+    /**
+     * API Priority and Fairness, sharing the server's max-requests-in-flight seats among the priority levels;
+     * requests wait for seats on container threads, so no more wait than the threads the seats leave.
+     */
     @Bean
-    FlowControl flowControl(ApiServerProperties props) {
-        return new FlowControl(Math.max(1, props.maxRequestsInFlight()));
+    FlowControl flowControl(ApiServerProperties props,
+                            @org.springframework.beans.factory.annotation.Value("${server.tomcat.threads.max:200}")
+                            int threads) {
+        int seats = Math.max(1, props.maxRequestsInFlight());
+        // a waiting request holds a container thread: what the seats leave, less some for exempt requests
+        return new FlowControl(seats, Math.max(16, threads - seats - 64));
     }
 
     /** The apiserver_flowcontrol_* metrics at {@code /metrics}. */

@@ -76,8 +76,7 @@ class FlowControlConfigurer implements SmartLifecycle {
         return new StoreReflector.Handler() {
             @Override
             public void upsert(String key, ObjectNode object) {
-                objects.put(key, object);
-                reconfigure();
+                reconfigure(objects, key, object);
                 // a mandatory object's spec is the server's: a change to it is undone
                 String name = Json.text(object, "metadata.name");
                 for (JsonNode o : bootstrap.path("mandatory").path(bootstrapList)) {
@@ -90,8 +89,7 @@ class FlowControlConfigurer implements SmartLifecycle {
 
             @Override
             public void delete(String key, ObjectNode lastState) {
-                objects.remove(key);
-                reconfigure();
+                reconfigure(objects, key, null);
                 String name = Json.text(lastState, "metadata.name");
                 for (JsonNode o : bootstrap.path("mandatory").path(bootstrapList)) {
                     if (name.equals(Json.text(o, "metadata.name")) && running) {
@@ -102,7 +100,13 @@ class FlowControlConfigurer implements SmartLifecycle {
         };
     }
 
-    private void reconfigure() {
+    /** One change, and the dispatcher configured with both kinds as they are after it (one change at a time). */
+    private synchronized void reconfigure(Map<String, ObjectNode> objects, String key, ObjectNode object) {
+        if (object == null) {
+            objects.remove(key);
+        } else {
+            objects.put(key, object);
+        }
         flowControl.configure(List.copyOf(schemaObjects.values()), List.copyOf(levelObjects.values()));
     }
 

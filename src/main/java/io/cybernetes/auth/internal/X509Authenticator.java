@@ -2,7 +2,6 @@ package io.cybernetes.auth.internal;
 
 import io.cybernetes.auth.UserInfo;
 
-import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import java.security.PublicKey;
@@ -31,11 +30,20 @@ final class X509Authenticator {
             cert.verify(caKey);
             String cn = null;
             List<String> groups = new ArrayList<>();
+            // every attribute of every RDN, a multi-valued one (O=a+ST=b) included, as Go's pkix.Name reads them
             for (Rdn rdn : new LdapName(cert.getSubjectX500Principal().getName()).getRdns()) {
-                if (rdn.getType().equalsIgnoreCase("CN")) {
-                    cn = rdn.getValue().toString();
-                } else if (rdn.getType().equalsIgnoreCase("O")) {
-                    groups.add(rdn.getValue().toString());
+                javax.naming.NamingEnumeration<? extends javax.naming.directory.Attribute> attributes =
+                        rdn.toAttributes().getAll();
+                while (attributes.hasMoreElements()) {
+                    javax.naming.directory.Attribute attribute = attributes.nextElement();
+                    for (int i = 0; i < attribute.size(); i++) {
+                        String value = String.valueOf(attribute.get(i));
+                        if (attribute.getID().equalsIgnoreCase("CN")) {
+                            cn = value;
+                        } else if (attribute.getID().equalsIgnoreCase("O")) {
+                            groups.add(value);
+                        }
+                    }
                 }
             }
             if (cn == null || cn.isEmpty()) {
@@ -43,7 +51,7 @@ final class X509Authenticator {
             }
             groups.add(UserInfo.AUTHENTICATED);
             return Optional.of(new UserInfo(cn, "", List.copyOf(groups), Map.of()));
-        } catch (java.security.GeneralSecurityException | InvalidNameException e) {
+        } catch (java.security.GeneralSecurityException | javax.naming.NamingException e) {
             return Optional.empty();
         }
     }

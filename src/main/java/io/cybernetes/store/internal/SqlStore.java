@@ -313,10 +313,15 @@ public final class SqlStore implements Store, AutoCloseable {
                     if (!key.startsWith(prefix)) {
                         continue;
                     }
+                    // a value this replica cannot read is left out, as the cache leaves it out
+                    String value = readable(key, rs.getString(4));
+                    if (value == null) {
+                        continue;
+                    }
                     String prev = rs.getString(5);
+                    String prevValue = prev == null ? null : readable(key, prev);
                     out.add(new WatchEvent(WatchEvent.Type.valueOf(rs.getString(3)), rs.getLong(1), key,
-                            Json.parseStored(transformer.fromStorage(key, rs.getString(4))),
-                            prev == null ? null : Json.parseStored(transformer.fromStorage(key, prev))));
+                            Json.parseStored(value), prevValue == null ? null : Json.parseStored(prevValue)));
                 }
             }
         } catch (SQLException e) {
@@ -443,6 +448,9 @@ public final class SqlStore implements Store, AutoCloseable {
         try {
             return transformer.fromStorage(key, stored);
         } catch (StorageException e) {
+            if (e.code() != Code.UNREADABLE) {
+                throw e;
+            }
             log.warn("{}; the object is left out of lists and watches here, and reading it answers 500, until a"
                     + " provider that reads it is configured", e.getMessage());
             return null;

@@ -407,7 +407,7 @@ abstract class StoreContractTest {
                     return ValueTransformer.IDENTITY.fromStorage(key, stored);
                 }
                 if (!opens) {
-                    throw new StorageException(StorageException.Code.INTERNAL, key, "unable to transform key \""
+                    throw new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \""
                             + key + "\": no matching prefix found");
                 }
                 return new StringBuilder(stored.substring("k8s:enc:test:".length())).reverse().toString();
@@ -450,7 +450,7 @@ abstract class StoreContractTest {
                                 + " matching prefix found"));
                 assertThatThrownBy(() -> blind.update(sealed + "s", obj("s", "over"), 0, null))
                         .isInstanceOfSatisfying(StorageException.class,
-                                e -> assertThat(e.code()).isEqualTo(StorageException.Code.INTERNAL));
+                                e -> assertThat(e.code()).isEqualTo(StorageException.Code.UNREADABLE));
                 assertThatThrownBy(() -> blind.create(sealed + "s", obj("s", "again")))
                         .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExists()).isTrue());
                 // later writes tailed from the log: the one it cannot read is left out, the cache goes on

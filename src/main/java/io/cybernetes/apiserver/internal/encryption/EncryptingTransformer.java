@@ -79,7 +79,7 @@ final class EncryptingTransformer implements ValueTransformer {
     }
 
     private static StorageException unreadable(String key, String why) {
-        return new StorageException(StorageException.Code.INTERNAL, key, "unable to transform key \"" + key + "\": "
+        return new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \"" + key + "\": "
                 + why);
     }
 

@@ -43,6 +43,11 @@ public final class FlowControl {
     private final ReentrantLock lock = new ReentrantLock();
     private final int serverSeats;
     private final long waitNanos;
+    /** The most requests waiting at once, over every level: each holds a container thread while it waits. */
+    private final int maxWaiting;
+    private int waiting;
+    /** Seats in use at every limited level together; never more than the server's. */
+    private int totalInUse;
     /** A FlowSchema as the classifier uses it: compiled rules, its level, how flows are told apart. */
     private record Schema(String name, String uid, String level, String distinguisher, List<FlowSchemaRules> rules) {
     }
@@ -54,14 +59,20 @@ public final class FlowControl {
     private final PrometheusText.Counters rejected = new PrometheusText.Counters("flow_schema", "priority_level",
             "reason");
 
-    public FlowControl(int serverSeats) {
-        this(serverSeats, DEFAULT_WAIT_NANOS);
+    /** With the most requests that may wait at once (they hold threads while they do). */
+    public FlowControl(int serverSeats, int maxWaiting) {
+        this(serverSeats, DEFAULT_WAIT_NANOS, maxWaiting);
     }
 
     /** With the longest a request may wait in a queue. */
     public FlowControl(int serverSeats, long waitNanos) {
+        this(serverSeats, waitNanos, Integer.MAX_VALUE);
+    }
+
+    public FlowControl(int serverSeats, long waitNanos, int maxWaiting) {
         this.serverSeats = serverSeats;
         this.waitNanos = waitNanos;
+        this.maxWaiting = maxWaiting;
     }
 
     // ---- configuration
@@ -85,7 +96,18 @@ public final class FlowControl {
             for (ObjectNode p : priorityLevels) {
                 String name = Json.text(p, "metadata.name");
                 Level level = levels.computeIfAbsent(name, Level::new);
-                level.configure(p, serverSeats, shares);
+                // requests waiting at a level that no longer queues are served (exempt) or refused (reject)
+                for (Waiter w : level.configure(p, serverSeats, shares)) {
+                    waiting--;
+                    if (level.exempt) {
+                        w.ticket = new Ticket(level, 0, false, w.flowSchema);
+                        dispatched.inc(w.flowSchema, level.name);
+                    } else {
+                        w.rejected = true;
+                        rejected.inc(w.flowSchema, level.name, "concurrency-limit");
+                    }
+                    w.granted.signal();
+                }
             }
             List<Schema> compiled = new ArrayList<>();
             for (ObjectNode fs : sorted) {
@@ -182,38 +204,49 @@ public final class FlowControl {
                 rejected.inc(c.flowSchema(), c.priorityLevel(), "concurrency-limit");
                 return null;
             }
-            ArrayDeque<Waiter> queue = level.queues[level.shuffleShard(c.flow())];
-            if (queue.size() >= level.queueLengthLimit) {
+            int index = level.shuffleShard(c.flow());
+            if (level.queues[index].size() >= level.queueLengthLimit || waiting >= maxWaiting) {
                 rejected.inc(c.flowSchema(), c.priorityLevel(), "queue-full");
                 return null;
             }
             Waiter w = new Waiter(lock.newCondition(), want, c.flowSchema(), c.flow(), System.currentTimeMillis());
-            queue.addLast(w);
+            w.queue = index;
+            level.queues[index].addLast(w);
             level.queuedCount++;
+            waiting++;
             long left = waitNanos;
             try {
-                while (w.ticket == null && left > 0) {
+                while (w.ticket == null && !w.rejected && left > 0) {
                     left = w.granted.awaitNanos(left);
                 }
             } catch (InterruptedException e) {
-                if (w.ticket == null) {
-                    queue.remove(w);
-                    level.queuedCount--;
-                } else {
+                if (w.ticket != null) {
                     release(w.ticket);
+                } else if (!w.rejected) {
+                    leave(level, w);
                 }
                 throw e;
             }
-            if (w.ticket == null) {
-                queue.remove(w);
-                level.queuedCount--;
-                rejected.inc(c.flowSchema(), c.priorityLevel(), "time-out");
-                return null;
+            if (w.ticket != null) {
+                return w.ticket;
             }
-            return w.ticket;
+            if (!w.rejected) {
+                leave(level, w);
+                rejected.inc(c.flowSchema(), c.priorityLevel(), "time-out");
+            }
+            return null;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A waiter gives up its place; those behind it may be served now. */
+    private void leave(Level level, Waiter w) {
+        if (level.queues.length > w.queue && level.queues[w.queue].remove(w)) {
+            level.queuedCount--;
+            waiting--;
+        }
+        dispatch();
     }
 
     public void release(Ticket t) {
@@ -223,6 +256,7 @@ public final class FlowControl {
         lock.lock();
         try {
             t.level().inUse -= t.seats();
+            totalInUse -= t.seats();
             if (t.borrowed()) {
                 t.level().borrowed -= t.seats();
                 borrowedSeats -= t.seats();
@@ -235,8 +269,12 @@ public final class FlowControl {
 
     /** Seats at the level from its own share, else borrowed from what the others may lend now. */
     private Ticket tryTake(Level level, int seats, String flowSchema) {
+        if (totalInUse + seats > serverSeats) {
+            return null; // what was lent is in use: no level runs past the server's seats
+        }
         if (level.inUse - level.borrowed + seats <= level.nominal) {
             level.inUse += seats;
+            totalInUse += seats;
             dispatched.inc(flowSchema, level.name);
             return new Ticket(level, seats, false, flowSchema);
         }
@@ -253,6 +291,7 @@ public final class FlowControl {
             return null;
         }
         level.inUse += seats;
+        totalInUse += seats;
         level.borrowed += seats;
         borrowedSeats += seats;
         dispatched.inc(flowSchema, level.name);
@@ -283,6 +322,7 @@ public final class FlowControl {
                 }
                 level.queues[index].pollFirst();
                 level.queuedCount--;
+                waiting--;
                 level.next = (index + 1) % level.queues.length;
                 head.ticket = t;
                 head.granted.signal();
@@ -392,7 +432,11 @@ public final class FlowControl {
         final String flowSchema;
         final String flow;
         final long arrived;
+        /** The queue it waits in (it moves when its level's queues change). */
+        int queue;
         Ticket ticket;
+        /** Refused while waiting: its level stopped queuing. */
+        boolean rejected;
 
         Waiter(Condition granted, int seats, String flowSchema, String flow, long arrived) {
             this.granted = granted;
@@ -424,15 +468,16 @@ public final class FlowControl {
             this.name = name;
         }
 
+        /** Takes the level's configuration; returns the waiting requests it can no longer queue. */
         @SuppressWarnings("unchecked")
-        void configure(ObjectNode p, int serverSeats, double shares) {
+        List<Waiter> configure(ObjectNode p, int serverSeats, double shares) {
             uid = Json.text(p, "metadata.uid") == null ? "" : Json.text(p, "metadata.uid");
             JsonNode spec = p.path("spec");
             exempt = "Exempt".equals(spec.path("type").asString(""));
             if (exempt) {
                 nominal = 0;
                 lendable = 0;
-                return;
+                return drain();
             }
             JsonNode limited = spec.path("limited");
             int ncs = limited.path("nominalConcurrencyShares").asInt(30);
@@ -446,24 +491,39 @@ public final class FlowControl {
                     ? response.path("queuing").path("queues").asInt(64) : 0;
             handSize = Math.max(1, Math.min(queueCount, response.path("queuing").path("handSize").asInt(8)));
             queueLengthLimit = response.path("queuing").path("queueLengthLimit").asInt(50);
+            if (queueCount == 0) {
+                return drain();
+            }
             if (queues.length != queueCount) {
                 ArrayDeque<Waiter>[] fresh = new ArrayDeque[queueCount];
                 for (int i = 0; i < queueCount; i++) {
                     fresh[i] = new ArrayDeque<>();
                 }
-                // requests already waiting keep waiting, in the first queues
+                // requests already waiting keep waiting, spread over the new queues
                 int i = 0;
                 for (ArrayDeque<Waiter> old : queues) {
                     for (Waiter w : old) {
-                        if (queueCount == 0) {
-                            break;
-                        }
-                        fresh[i++ % queueCount].addLast(w);
+                        w.queue = i++ % queueCount;
+                        fresh[w.queue].addLast(w);
                     }
                 }
                 queues = fresh;
                 next = 0;
             }
+            return List.of();
+        }
+
+        /** Empties the queues: the level no longer queues. */
+        @SuppressWarnings("unchecked")
+        private List<Waiter> drain() {
+            List<Waiter> out = new ArrayList<>();
+            for (ArrayDeque<Waiter> q : queues) {
+                out.addAll(q);
+            }
+            queues = new ArrayDeque[0];
+            queuedCount = 0;
+            next = 0;
+            return out;
         }
 
         boolean idle() {

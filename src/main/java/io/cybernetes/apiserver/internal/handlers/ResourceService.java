@@ -645,7 +645,7 @@ public final class ResourceService {
             case EXPIRED -> ApiException.gone(e.getMessage());
             case TOO_LARGE_REVISION -> ApiException.tooLargeResourceVersion(e.getMessage(), 1);
             case UNAVAILABLE -> ApiException.unavailable(e.getMessage(), 1);
-            case INTERNAL -> ApiException.internal(e.getMessage());
+            case INTERNAL, UNREADABLE -> ApiException.internal(e.getMessage());
         };
     }
 }

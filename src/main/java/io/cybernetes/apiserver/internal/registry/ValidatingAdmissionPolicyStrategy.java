@@ -4,6 +4,7 @@ import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import io.cybernetes.admission.validatingpolicy.ValidatingAdmissionPolicyPlugin;
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.Json;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -191,7 +192,7 @@ public final class ValidatingAdmissionPolicyStrategy implements KindStrategy {
         }
         if (seen.contains("Deny") && seen.contains("Warn")) {
             causes.add(ApiException.cause("spec.validationActions", "FieldValueInvalid", "Invalid value: "
-                    + io.cybernetes.api.Json.write(actions) + ": must not contain both Deny and Warn (repeating the same"
+                    + Json.write(actions) + ": must not contain both Deny and Warn (repeating the same"
                     + " validation failure information in the API response and headers serves no purpose)"));
         }
         JsonNode ref = spec.get("paramRef");
@@ -203,6 +204,14 @@ public final class ValidatingAdmissionPolicyStrategy implements KindStrategy {
                         "Forbidden: name and selector are mutually exclusive"));
             } else if (!named && !selected) {
                 causes.add(MetaValidation.required("spec.paramRef", "one of name or selector must be specified"));
+            }
+            if (selected) {
+                try {
+                    io.cybernetes.api.LabelSelector.fromObject(ref.get("selector"));
+                } catch (ApiException invalid) {
+                    causes.add(MetaValidation.invalid("spec.paramRef.selector", Json.write(ref.get("selector")),
+                            invalid.getMessage()));
+                }
             }
             String action = ref.path("parameterNotFoundAction").asString("");
             if (action.isEmpty()) {

@@ -38,7 +38,7 @@ class FlowControlTest {
 
     @Test
     void theFirstMatchingSchemaByPrecedenceClassifiesAndItsDistinguisherNamesTheFlow() {
-        FlowControl fc = new FlowControl(100);
+        FlowControl fc = new FlowControl(100, TimeUnit.SECONDS.toNanos(1));
         fc.configure(List.of(
                 schema("catch-all", "low", 10000, "ByUser", "[{kind: Group, group: {name: 'system:authenticated'}}]", ALL),
                 schema("ops", "high", 100, "ByNamespace", "[{kind: Group, group: {name: ops}}]",
@@ -181,8 +181,62 @@ class FlowControlTest {
             stingy.add(t);
         }
         assertThat(stingy).as("a borrowing limit of 0 keeps a level to its own seats").hasSize(2);
+        assertThat(fc.acquire(as(fc, "someone"), 1)).as("lent seats in use: no level runs past the server's 10")
+                .isNull();
         busy.forEach(fc::release);
         stingy.forEach(fc::release);
         assertThat(fc.dumpPriorityLevels()).contains("busy, 0, true, 0, 0, 2, 0, 0");
+    }
+
+    @Test
+    void requestsWaitingWhenTheirLevelChangesAreMovedOrAnsweredAndNothingLeaks() throws Exception {
+        FlowControl fc = new FlowControl(1, TimeUnit.MILLISECONDS.toNanos(300), 2);
+        List<ObjectNode> schemas = List.of(schema("all", "only", 100, "ByUser", "[{kind: Group, group: {name: '*'}}]",
+                ALL));
+        fc.configure(schemas, List.of(level("only", "{nominalConcurrencyShares: 1, limitResponse: {type: Queue,"
+                + " queuing: {queues: 4, handSize: 2, queueLengthLimit: 5}}}")));
+        FlowControl.Ticket held = fc.acquire(as(fc, "holder"), 1);
+        List<Object> outcomes = Collections.synchronizedList(new ArrayList<>());
+        Thread first = waiter(fc, "a", outcomes);
+        Thread second = waiter(fc, "b", outcomes);
+        for (int i = 0; i < 200 && fc.waitingForTest("only") < 2; i++) {
+            Thread.sleep(5);
+        }
+        assertThat(fc.acquire(as(fc, "c"), 1)).as("no more wait than the threads allow").isNull();
+        // the queues change under the waiters: they move, time out from where they are now, and leave no trace
+        fc.configure(schemas, List.of(level("only", "{nominalConcurrencyShares: 1, limitResponse: {type: Queue,"
+                + " queuing: {queues: 8, handSize: 2, queueLengthLimit: 5}}}")));
+        first.join(5_000);
+        second.join(5_000);
+        assertThat(outcomes).containsExactly("refused", "refused");
+        assertThat(fc.waitingForTest("only")).isZero();
+        fc.release(held);
+        FlowControl.Ticket again = fc.acquire(as(fc, "d"), 1);
+        assertThat(again).as("the seat came back").isNotNull();
+        // a level that stops queuing answers its waiters at once
+        outcomes.clear();
+        Thread third = waiter(fc, "e", outcomes);
+        for (int i = 0; i < 200 && fc.waitingForTest("only") < 1; i++) {
+            Thread.sleep(5);
+        }
+        fc.configure(schemas, List.of(level("only", "{nominalConcurrencyShares: 1, limitResponse: {type: Reject}}")));
+        third.join(5_000);
+        assertThat(outcomes).containsExactly("refused");
+        fc.release(again);
+        assertThat(fc.acquire(as(fc, "f"), 1)).isNotNull();
+    }
+
+    private static Thread waiter(FlowControl fc, String user, List<Object> outcomes) {
+        Thread t = new Thread(() -> {
+            try {
+                FlowControl.Ticket ticket = fc.acquire(as(fc, user), 1);
+                outcomes.add(ticket == null ? "refused" : "served");
+                fc.release(ticket);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        return t;
     }
 }
