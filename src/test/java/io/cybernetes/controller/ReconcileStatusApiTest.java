@@ -33,7 +33,7 @@ class ReconcileStatusApiTest extends ApiTestSupport {
                 "garbage-collector", "namespace",
                 "node-lifecycle", "serviceaccount", "clusterrole-aggregation", "pod-garbage-collector", "endpoints",
                 "endpointslice", "endpointslice-mirroring", "service-lb", "job", "cronjob",
-                "disruption", "horizontal-pod-autoscaler", "ttl-after-finished");
+                "disruption", "horizontal-pod-autoscaler", "ttl-after-finished", "csrsigning");
         eventually(() -> assertThat(get(ROOT + "/controllers/namespace").json().path("status").path("reconciles")
                 .asLong()).isPositive());
         JsonNode one = get(ROOT + "/controllers/deployment").json();

@@ -108,7 +108,10 @@ public final class ProtobufBodies {
      */
     private static final java.util.Set<String> INLINE = java.util.Set.of("Volume.volumeSource",
             "PersistentVolumeSpec.persistentVolumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon",
-            "RuleWithOperations.rule");
+            "RuleWithOperations.rule", "NamedRuleWithOperations.ruleWithOperations");
+
+    /** Field names protobuf capitalises and JSON does not (a DaemonEndpoint's Port is capitalised in both). */
+    private static final java.util.Set<String> CAPITALISED = java.util.Set.of("Webhooks", "Expression", "Name");
 
     /** 0000-01-01T00:00:00Z, the earliest time RFC 3339 can write. */
     private static final long EARLIEST = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
@@ -169,8 +172,10 @@ public final class ProtobufBodies {
                             && v instanceof ObjectNode embedded) {
                         o.setAll(embedded); // an embedded Go struct: its fields are the object's own in JSON
                     } else {
-                        // the webhooks of a webhook configuration are capitalised in protobuf alone
-                        o.set(name.equals("Webhooks") ? "webhooks" : name, v);
+                        // a few fields are capitalised in protobuf alone (a webhook configuration's Webhooks,
+                        // a policy's validations' and variables' Expression and Name): JSON's are not
+                        o.set(CAPITALISED.contains(name) ? Character.toLowerCase(name.charAt(0)) + name.substring(1)
+                                : name, v);
                     }
                 }
                 return o;
