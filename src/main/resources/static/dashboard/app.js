@@ -242,8 +242,20 @@ async function loadSamples() {
   if (sch.status === 200) backfill(sch.body.samples, 'bound', 'scheduledRate', null, null);
 }
 
+/** API Priority and Fairness's levels, from the server's dump (seats in use, nominal, borrowed, waiting). */
+function parseLevels(text) {
+  return String(text).trim().split('\n').slice(1).filter(l => l.trim()).map(l => {
+    const [name, activeQueues, idle, waiting, seats, nominal, lendable, borrowed] = l.split(',').map(x => x.trim());
+    return { name, activeQueues: +activeQueues, waiting: +waiting, seats: +seats, nominal, lendable: +lendable,
+      borrowed: +borrowed };
+  });
+}
+
 async function pollStatus() {
-  const [r, sch] = await Promise.all([api(STATUS_ROOT + '/controllers'), api(STATUS_ROOT + '/schedulers')]);
+  const [r, sch, apf] = await Promise.all([api(STATUS_ROOT + '/controllers'), api(STATUS_ROOT + '/schedulers'),
+    api('/debug/api_priority_and_fairness/dump_priority_levels')]);
+  S.levels = apf.status === 200 ? parseLevels(apf.body) : null;
+  S.levelsError = apf.status === 200 ? '' : failure(apf);
   const now = Date.now() / 1000;
   if (r.status !== 200) {
     S.controllers = null;
@@ -432,11 +444,27 @@ function renderControllers() {
   return `<section class="card"><h2>Controllers</h2><div class="scroll"><table data-test="controllers">
     <thead><tr><th>Controller</th><th>Leader</th><th>Workers</th><th>Queue</th><th>In flight</th><th>Reconciles/s</th><th>Reconciles</th>
     <th>Errors</th><th>Retries</th><th>p99 ms</th><th>Last error</th></tr></thead><tbody>${rows}</tbody></table></div></section>
+    ${renderLevels()}
     <div class="grid">
       <section class="card"><h2>Reconciles per second, last 15 minutes</h2><div class="chart" id="chart-reconcileRate"></div></section>
       <section class="card"><h2>Queue depth (all controllers), last 15 minutes</h2><div class="chart" id="chart-queueDepth"></div></section>
       <section class="card"><h2>Pods scheduled per second, last 15 minutes</h2><div class="chart" id="chart-scheduledRate"></div></section>
     </div>`;
+}
+
+/** Each priority level's seats in use against its nominal share, what it borrowed, and what waits. */
+function renderLevels() {
+  if (!S.levels) {
+    return `<section class="card"><h2>API Priority and Fairness</h2><p class="notice" data-test="hidden">Hidden:
+      priority levels — ${esc(S.levelsError || 'loading')}</p></section>`;
+  }
+  const rows = S.levels.map(l => `<tr data-level="${esc(l.name)}"><td>${esc(l.name)}</td>
+    <td data-test="seats">${l.nominal === 'exempt' ? 'exempt' : `${l.seats} / ${esc(l.nominal)}`}</td>
+    <td>${l.borrowed}</td><td>${l.lendable}</td><td data-test="waiting">${l.waiting}</td><td>${l.activeQueues}</td></tr>`)
+    .join('');
+  return `<section class="card"><h2>API Priority and Fairness</h2><div class="scroll"><table data-test="priority-levels">
+    <thead><tr><th>Priority level</th><th>Seats in use / nominal</th><th>Borrowed</th><th>Lendable</th><th>Waiting</th>
+    <th>Queues in use</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
 /** A controller's last error names an object key (namespace/name); it opens when the kind is known. */

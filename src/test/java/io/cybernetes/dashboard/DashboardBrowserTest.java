@@ -317,6 +317,10 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> d.findElements(By.cssSelector("table[data-test=controllers] tbody tr")).size() >= 5);
         assertThat(text("table[data-test=controllers]")).contains("deployment", "replicaset", "garbage-collector",
                 "RECONCILES/S", "P99 MS", "LAST ERROR");
+        waiting().until(d -> d.findElements(By.cssSelector("table[data-test=priority-levels] tbody tr")).size() >= 8);
+        assertThat(text("tr[data-level='global-default']")).contains("global-default");
+        assertThat(text("tr[data-level='global-default'] [data-test=seats]")).matches("\\d+ / \\d+");
+        assertThat(text("tr[data-level='exempt'] [data-test=seats]")).isEqualTo("exempt");
         waiting().until(d -> !d.findElements(By.cssSelector("#chart-reconcileRate canvas")).isEmpty()
                 && !d.findElements(By.cssSelector("#chart-scheduledRate canvas")).isEmpty());
         driver.manage().window().setSize(new Dimension(420, 800));
