@@ -35,7 +35,10 @@ public final class FlowControl {
     }
 
     /** A request holding seats at a level, to be given back when it ends. */
-    public record Ticket(Level level, int seats, boolean borrowed, String flowSchema) {
+    public record Ticket(Level level, int seats, boolean borrowed, String flowSchema, int queue) {
+        Ticket(Level level, int seats, boolean borrowed, String flowSchema) {
+            this(level, seats, borrowed, flowSchema, -1);
+        }
     }
 
     private static final long DEFAULT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
@@ -196,6 +199,12 @@ public final class FlowControl {
             int want = Math.max(1, Math.min(seats, Math.max(1, level.nominal)));
             if (level.queuedCount == 0) {
                 Ticket t = tryTake(level, want, c.flowSchema());
+                if (t != null && level.queues.length > 0) {
+                    // counted against the flow's queue, as if it had waited there
+                    int q = level.shuffleShard(c.flow());
+                    level.executing[q] += t.seats();
+                    t = new Ticket(t.level(), t.seats(), t.borrowed(), t.flowSchema(), q);
+                }
                 if (t != null) {
                     return t;
                 }
@@ -257,6 +266,10 @@ public final class FlowControl {
         try {
             t.level().inUse -= t.seats();
             totalInUse -= t.seats();
+            if (t.queue() >= 0 && t.queue() < t.level().executing.length) {
+                // (a ticket from before its level's queues changed counts against whichever is now there)
+                t.level().executing[t.queue()] = Math.max(0, t.level().executing[t.queue()] - t.seats());
+            }
             if (t.borrowed()) {
                 t.level().borrowed -= t.seats();
                 borrowedSeats -= t.seats();
@@ -298,32 +311,36 @@ public final class FlowControl {
         return new Ticket(level, seats, true, flowSchema);
     }
 
-    /** Gives free seats to waiting requests, each level's queues in turn. */
+    /**
+     * Gives free seats to waiting requests. Of a level's queues the one whose requests hold the fewest seats
+     * now goes first (turns break ties), so a flow that has a great deal in service waits while one that has
+     * little is served: the gist of Kubernetes' fair queuing, which orders queues by the work they have had.
+     */
     private void dispatch() {
         for (Level level : levels.values()) {
             while (level.queuedCount > 0) {
-                int start = level.next;
-                Waiter head = null;
                 int index = -1;
-                for (int i = 0; i < level.queues.length; i++) {
-                    int q = (start + i) % level.queues.length;
-                    if (!level.queues[q].isEmpty()) {
-                        head = level.queues[q].peekFirst();
+                int n = level.queues.length;
+                for (int i = 0; i < n; i++) {
+                    int q = (level.next + i) % n;
+                    if (!level.queues[q].isEmpty() && (index < 0 || level.executing[q] < level.executing[index])) {
                         index = q;
-                        break;
                     }
                 }
-                if (head == null) {
+                if (index < 0) {
                     break;
                 }
+                Waiter head = level.queues[index].peekFirst();
                 Ticket t = tryTake(level, head.seats, head.flowSchema);
                 if (t == null) {
                     break;
                 }
+                t = new Ticket(t.level(), t.seats(), t.borrowed(), t.flowSchema(), index);
+                level.executing[index] += t.seats();
                 level.queues[index].pollFirst();
                 level.queuedCount--;
                 waiting--;
-                level.next = (index + 1) % level.queues.length;
+                level.next = (index + 1) % n;
                 head.ticket = t;
                 head.granted.signal();
             }
@@ -459,6 +476,8 @@ public final class FlowControl {
         int queueLengthLimit;
         @SuppressWarnings("unchecked")
         ArrayDeque<Waiter>[] queues = new ArrayDeque[0];
+        /** Seats held by requests each queue dispatched, while they run. */
+        int[] executing = new int[0];
         int queuedCount;
         int inUse;
         int borrowed;
@@ -508,6 +527,7 @@ public final class FlowControl {
                     }
                 }
                 queues = fresh;
+                executing = new int[queueCount];
                 next = 0;
             }
             return List.of();
@@ -521,6 +541,7 @@ public final class FlowControl {
                 out.addAll(q);
             }
             queues = new ArrayDeque[0];
+            executing = new int[0];
             queuedCount = 0;
             next = 0;
             return out;

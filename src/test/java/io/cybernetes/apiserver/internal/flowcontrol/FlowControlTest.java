@@ -239,4 +239,53 @@ class FlowControlTest {
         t.start();
         return t;
     }
+
+    @Test
+    void aFlowWithLittleInServiceGoesBeforeOneWithMuchWhateverTheirTurns() throws Exception {
+        FlowControl fc = oneLevel(4, "{type: Queue, queuing: {queues: 16, handSize: 1, queueLengthLimit: 20}}");
+        FlowControl.Level level = fc.levelForTest("only");
+        String busy = "busy";
+        String light = "light";
+        for (int i = 0; level.shuffleShard("all/" + light) == level.shuffleShard("all/" + busy); i++) {
+            light = "light-" + i;
+        }
+        List<FlowControl.Ticket> busyTickets = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            busyTickets.add(fc.acquire(as(fc, busy), 1));
+        }
+        FlowControl.Ticket other = fc.acquire(as(fc, "third"), 1);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        Thread a = waiterRecording(fc, busy, order);
+        for (int i = 0; i < 200 && fc.waitingForTest("only") < 1; i++) {
+            Thread.sleep(5);
+        }
+        Thread b = waiterRecording(fc, light, order);
+        for (int i = 0; i < 200 && fc.waitingForTest("only") < 2; i++) {
+            Thread.sleep(5);
+        }
+        fc.release(other);
+        for (int i = 0; i < 200 && order.isEmpty(); i++) {
+            Thread.sleep(5);
+        }
+        assertThat(order).as("the flow with three seats in service waits").containsExactly(light);
+        busyTickets.forEach(fc::release);
+        a.join(5_000);
+        b.join(5_000);
+        assertThat(order).containsExactly(light, busy);
+    }
+
+    private static Thread waiterRecording(FlowControl fc, String user, List<String> order) {
+        Thread t = new Thread(() -> {
+            try {
+                FlowControl.Ticket ticket = fc.acquire(as(fc, user), 1);
+                if (ticket != null) {
+                    order.add(user);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        return t;
+    }
 }
