@@ -18,12 +18,17 @@ public interface ValueTransformer {
         @Override
         public String fromStorage(String key, String stored) {
             if (stored.startsWith(ENCRYPTED)) {
-                throw new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \"" + key
-                        + "\": identity transformer tried to read encrypted data");
+                throw unreadable(key, "identity transformer tried to read encrypted data");
             }
             return stored;
         }
     };
+
+    /** A stored value no provider reads, worded as kube-apiserver words it: the key, then why. */
+    static StorageException unreadable(String key, String why) {
+        return new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \"" + key + "\": "
+                + why);
+    }
 
     /** What every encrypted value starts with. */
     String ENCRYPTED = "k8s:enc:";

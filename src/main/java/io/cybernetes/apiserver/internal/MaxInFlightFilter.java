@@ -4,6 +4,7 @@ import io.cybernetes.apiserver.internal.handlers.RequestReader;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.api.ResourceRegistry;
+import io.cybernetes.api.ResourceType;
 import io.cybernetes.apiserver.internal.flowcontrol.FlowControl;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
@@ -125,8 +126,7 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
         if (!a.resourceRequest() || !"list".equals(a.verb())) {
             return 1;
         }
-        long objects = registry.all().stream().filter(t -> t.group().equals(a.apiGroup())
-                        && t.plural().equals(a.resource()) && t.stored()).findFirst()
+        long objects = registry.byPath(a.apiGroup(), a.apiVersion(), a.resource()).filter(ResourceType::stored)
                 .map(t -> store.count(t.keyPrefix(a.namespace().isEmpty() ? null : a.namespace()))).orElse(0L);
         String limitParam = request.getParameter("limit");
         if (limitParam != null && limitParam.matches("[0-9]{1,9}") && Long.parseLong(limitParam) > 0) {

@@ -64,23 +64,18 @@ final class EncryptingTransformer implements ValueTransformer {
                 byte[] sealed = Base64.getDecoder().decode(stored.substring(p.prefix().length()));
                 return new String(p.open(sealed, key.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                throw unreadable(key, "the stored data is not base64");
+                throw ValueTransformer.unreadable(key, "the stored data is not base64");
             } catch (Provider.OpenFailed e) {
-                throw unreadable(key, e.getMessage());
+                throw ValueTransformer.unreadable(key, e.getMessage());
             }
         }
-        throw unreadable(key, "no matching prefix found");
+        throw ValueTransformer.unreadable(key, "no matching prefix found");
     }
 
     @Override
     public boolean stale(String key, String stored) {
         Provider writer = providers(key).get(0);
         return writer instanceof Provider.Identity ? stored.startsWith(ENCRYPTED) : !stored.startsWith(writer.prefix());
-    }
-
-    private static StorageException unreadable(String key, String why) {
-        return new StorageException(StorageException.Code.UNREADABLE, key, "unable to transform key \"" + key + "\": "
-                + why);
     }
 
     private List<Provider> providers(String key) {

@@ -115,44 +115,31 @@ public final class ValidatingAdmissionPolicyStrategy implements KindStrategy {
                         "\"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", \"Unauthorized\""));
             }
         }
+        named(spec, "variables", "name", "expression", List.of(), true, causes);
+        named(spec, "matchConditions", "name", "expression", List.of(SimpleType.BOOL), false, causes);
+        named(spec, "auditAnnotations", "key", "valueExpression", List.of(SimpleType.STRING, SimpleType.NULL_TYPE), false,
+                causes);
+    }
+
+    /**
+     * A list of named expressions (variables, matchConditions, auditAnnotations): each name present and unique
+     * (for variables, a CEL identifier), each expression compiling to what is wanted.
+     */
+    private static void named(JsonNode spec, String list, String nameField, String expressionField,
+                              List<CelType> wanted, boolean celIdentifier, List<StatusCause> causes) {
         Set<String> names = new HashSet<>();
-        JsonNode variables = spec.path("variables");
-        for (int i = 0; i < variables.size(); i++) {
-            String at = "spec.variables[" + i + "]";
-            String name = variables.get(i).path("name").asString("");
+        JsonNode items = spec.path(list);
+        for (int i = 0; i < items.size(); i++) {
+            String at = "spec." + list + "[" + i + "]";
+            String name = items.get(i).path(nameField).asString("");
             if (name.isEmpty()) {
-                causes.add(MetaValidation.required(at + ".name"));
-            } else if (!CEL_IDENTIFIER.matcher(name).matches()) {
-                causes.add(MetaValidation.invalid(at + ".name", name, "name is not a valid CEL identifier"));
+                causes.add(MetaValidation.required(at + "." + nameField));
+            } else if (celIdentifier && !CEL_IDENTIFIER.matcher(name).matches()) {
+                causes.add(MetaValidation.invalid(at + "." + nameField, name, "name is not a valid CEL identifier"));
             } else if (!names.add(name)) {
-                causes.add(MetaValidation.duplicate(at + ".name", name));
+                causes.add(MetaValidation.duplicate(at + "." + nameField, name));
             }
-            expression(variables.get(i), "expression", at, List.of(), true, causes);
-        }
-        names.clear();
-        JsonNode conditions = spec.path("matchConditions");
-        for (int i = 0; i < conditions.size(); i++) {
-            String at = "spec.matchConditions[" + i + "]";
-            String name = conditions.get(i).path("name").asString("");
-            if (name.isEmpty()) {
-                causes.add(MetaValidation.required(at + ".name"));
-            } else if (!names.add(name)) {
-                causes.add(MetaValidation.duplicate(at + ".name", name));
-            }
-            expression(conditions.get(i), "expression", at, List.of(SimpleType.BOOL), true, causes);
-        }
-        names.clear();
-        JsonNode annotations = spec.path("auditAnnotations");
-        for (int i = 0; i < annotations.size(); i++) {
-            String at = "spec.auditAnnotations[" + i + "]";
-            String key = annotations.get(i).path("key").asString("");
-            if (key.isEmpty()) {
-                causes.add(MetaValidation.required(at + ".key"));
-            } else if (!names.add(key)) {
-                causes.add(MetaValidation.duplicate(at + ".key", key));
-            }
-            expression(annotations.get(i), "valueExpression", at, List.of(SimpleType.STRING, SimpleType.NULL_TYPE),
-                    true, causes);
+            expression(items.get(i), expressionField, at, wanted, true, causes);
         }
     }
 
