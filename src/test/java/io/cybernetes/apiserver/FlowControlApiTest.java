@@ -123,8 +123,8 @@ class FlowControlApiTest extends ApiTestSupport {
                 {"metadata":{"name":"bad-precedence"},"spec":{"priorityLevelConfiguration":{"name":"global-default"},
                  "matchingPrecedence":0,"rules":[{"subjects":[{"kind":"Robot"}]}]}}""");
         assertThat(precedence.code()).isEqualTo(422);
-        assertThat(precedence.text("message")).contains("spec.matchingPrecedence: Invalid value: 0: must be between 1"
-                + " and 10000 inclusively", "spec.rules[0].subjects[0].kind: Unsupported value: \"Robot\"",
+        assertThat(precedence.text("message")).contains("spec.matchingPrecedence: Invalid value: 0: must be a positive"
+                + " value", "spec.rules[0].subjects[0].kind: Unsupported value: \"Robot\"",
                 "at least one of resourceRules and nonResourceRules has to be non-empty");
         Response hand = post(FC + "/prioritylevelconfigurations", """
                 {"metadata":{"name":"bad-hand"},"spec":{"type":"Limited","limited":{"limitResponse":{"type":"Queue",

@@ -44,21 +44,31 @@ public final class FlowControlStrategy implements KindStrategy {
     @Override
     public void validate(ObjectNode obj, List<StatusCause> causes) {
         if (schema) {
-            validateSchema(obj.path("spec"), causes);
+            validateSchema(Json.text(obj, "metadata.name"), obj.path("spec"), causes);
         } else {
             validateLevel(Json.text(obj, "metadata.name"), obj.path("spec"), causes);
         }
     }
 
-    private static void validateSchema(JsonNode spec, List<StatusCause> causes) {
+    private static void validateSchema(String name, JsonNode spec, List<StatusCause> causes) {
         if (spec.path("priorityLevelConfiguration").path("name").asString("").isEmpty()) {
             causes.add(MetaValidation.required("spec.priorityLevelConfiguration.name", "must reference a priority"
                     + " level"));
         }
         int precedence = spec.path("matchingPrecedence").asInt(1000);
-        if (precedence < 1 || precedence > 10000) {
-            causes.add(ApiException.cause("spec.matchingPrecedence", "FieldValueInvalid", "Invalid value: " + precedence
-                    + ": must be between 1 and 10000 inclusively"));
+        String precedenceField = "spec.matchingPrecedence";
+        if (precedence <= 0) {
+            causes.add(ApiException.cause(precedenceField, "FieldValueInvalid", "Invalid value: " + precedence
+                    + ": must be a positive value"));
+        }
+        if (precedence > 10000) {
+            causes.add(ApiException.cause(precedenceField, "FieldValueInvalid", "Invalid value: " + precedence
+                    + ": must not be greater than 10000"));
+        }
+        if (precedence == 1 && !"exempt".equals(name)) {
+            causes.add(ApiException.cause(precedenceField, "FieldValueInvalid", "Invalid value: 1: only the schema"
+                    + " named 'exempt'"
+                    + " may have matchingPrecedence 1"));
         }
         String distinguisher = spec.path("distinguisherMethod").path("type").asString("");
         if (spec.path("distinguisherMethod").isObject() && !List.of("ByUser", "ByNamespace").contains(distinguisher)) {
