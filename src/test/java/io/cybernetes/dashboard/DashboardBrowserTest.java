@@ -144,6 +144,14 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
     }
 
     /** The element's text, read again if the page redrew it meanwhile (live pages redraw). */
+    /** Types into the element, found again if the live page redrew it before the keys reached it. */
+    private void press(By by, CharSequence keys) {
+        waiting().until(d -> {
+            d.findElement(by).sendKeys(keys);
+            return true;
+        });
+    }
+
     private String text(String css) {
         return waiting().until(d -> d.findElement(By.cssSelector(css)).getText());
     }
@@ -312,8 +320,7 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
     @Test
     void controllersWithChartsByKeyboardAndInANarrowWindow() throws IOException {
         signIn(token(), "");
-        WebElement controllers = driver.findElement(By.cssSelector("#tabs button[data-tab='controllers']"));
-        controllers.sendKeys(org.openqa.selenium.Keys.ENTER);
+        press(By.cssSelector("#tabs button[data-tab='controllers']"), org.openqa.selenium.Keys.ENTER);
         waiting().until(d -> d.findElements(By.cssSelector("table[data-test=controllers] tbody tr")).size() >= 5);
         assertThat(text("table[data-test=controllers]")).contains("deployment", "replicaset", "garbage-collector",
                 "RECONCILES/S", "P99 MS", "LAST ERROR");
@@ -324,9 +331,10 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> !d.findElements(By.cssSelector("#chart-reconcileRate canvas")).isEmpty()
                 && !d.findElements(By.cssSelector("#chart-scheduledRate canvas")).isEmpty());
         driver.manage().window().setSize(new Dimension(420, 800));
-        driver.findElement(By.cssSelector("#tabs button[data-tab='events']")).sendKeys(org.openqa.selenium.Keys.ENTER);
+        press(By.cssSelector("#tabs button[data-tab='events']"), org.openqa.selenium.Keys.ENTER);
         waiting().until(d -> !d.findElements(By.cssSelector("table[data-test=events]")).isEmpty());
-        assertThat(driver.findElement(By.id("ev-type")).isDisplayed()).isTrue();
+        // the events tab re-renders on each watch event: ask again when the element was replaced meanwhile
+        waiting().until(d -> d.findElement(By.id("ev-type")).isDisplayed());
         File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
         Files.copy(shot.toPath(), Path.of("target", "dashboard-narrow-events.png"), StandardCopyOption.REPLACE_EXISTING);
         driver.manage().window().setSize(new Dimension(1280, 800));
@@ -388,8 +396,7 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         });
         waiting().until(d -> !text("table[data-test=events] tbody").contains("Normal"));
         assertThat(text("table[data-test=events] tbody")).contains("never-fits");
-        WebElement object = driver.findElement(By.id("ev-object"));
-        object.sendKeys("Pod/owned");
+        press(By.id("ev-object"), "Pod/owned");
         waiting().until(d -> !text("table[data-test=events] tbody").contains("never-fits"));
 
         tab("workloads");
