@@ -3,10 +3,23 @@ package io.cybernetes.admission;
 /**
  * Asks the server's authorizer whether a user may do something, for plugins that decide by it
  * (Kubernetes' plugins that want an authorizer): may this user {@code approve} or {@code sign}
- * for a signer, say.
+ * for a signer, say, or what a policy's {@code authorizer} variable asks.
  */
 public interface AccessChecker {
 
+    /** The authorizers' answer: allowed or not, with the reason they gave. */
+    record Verdict(boolean allowed, String reason) {
+    }
+
+    /** The answer for the verb on a resource (group, resource, subresource; a namespace, or none: cluster-wide; a name, or none). */
+    Verdict check(Attributes.User user, String verb, String group, String resource, String subresource,
+                  String namespace, String name);
+
+    /** The answer for the verb (an HTTP method in lower case) on a non-resource path. */
+    Verdict checkPath(Attributes.User user, String verb, String path);
+
     /** Whether the user is allowed the verb on the resource of the group, by that name (cluster-wide). */
-    boolean allowed(Attributes.User user, String verb, String group, String resource, String name);
+    default boolean allowed(Attributes.User user, String verb, String group, String resource, String name) {
+        return check(user, verb, group, resource, "", "", name).allowed();
+    }
 }

@@ -57,6 +57,49 @@ public final class CelPrograms {
         return CelValues.run(program(expression), vars, stepLimit);
     }
 
+    /**
+     * Evaluates the expression within the budget it shares with others: each takes from it what it spends, and
+     * one that would spend more than is left stops with {@link BudgetExhausted}.
+     */
+    public Object evaluate(String expression, Map<String, Object> vars, Budget budget) throws CelEvaluationException,
+            CelValidationException {
+        if (budget.remaining <= 0) {
+            throw new BudgetExhausted();
+        }
+        long limit = Math.min(stepLimit, budget.remaining);
+        CelValues.Meter meter = new CelValues.Meter(limit);
+        try {
+            return CelValues.run(program(expression), vars, meter);
+        } catch (CelEvaluationException | RuntimeException e) {
+            if (limit < stepLimit && CelValues.costExceeded(e)) {
+                budget.remaining = 0;
+                throw new BudgetExhausted();
+            }
+            throw e;
+        } finally {
+            budget.remaining = Math.max(0, budget.remaining - meter.spent());
+        }
+    }
+
+    /** What the expressions of one evaluation (a policy with one set of parameters) may spend together. */
+    public static final class Budget {
+        private long remaining;
+
+        public Budget(long total) {
+            this.remaining = total;
+        }
+    }
+
+    /** Thrown when an evaluation's shared budget runs out: Kubernetes runs no further expressions then. */
+    public static final class BudgetExhausted extends RuntimeException {
+        public static final String MESSAGE = "validation failed due to running out of cost budget, no further"
+                + " validation rules will be run";
+
+        BudgetExhausted() {
+            super(MESSAGE, null, false, false);
+        }
+    }
+
     private CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {
         CelRuntime.Program p = programs.get(expression);
         if (p != null) {

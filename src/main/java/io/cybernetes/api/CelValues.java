@@ -45,12 +45,53 @@ public final class CelValues {
      */
     public static Object run(dev.cel.runtime.CelRuntime.Program program, Map<String, Object> vars, long stepLimit)
             throws dev.cel.runtime.CelEvaluationException {
-        long[] steps = {0};
-        return program.trace(vars, (expr, result) -> {
-            if (++steps[0] > stepLimit) {
+        return run(program, vars, new Meter(stepLimit));
+    }
+
+    /**
+     * Evaluates the program on the meter: each step costs one, and functions that do more (an authorization
+     * check) {@link #charge} more; past the meter's limit it stops with {@link CostExceeded}.
+     */
+    public static Object run(dev.cel.runtime.CelRuntime.Program program, Map<String, Object> vars, Meter meter)
+            throws dev.cel.runtime.CelEvaluationException {
+        Meter outer = RUNNING.get();
+        RUNNING.set(meter);
+        try {
+            return program.trace(vars, (expr, result) -> meter.spend(1));
+        } finally {
+            RUNNING.set(outer);
+        }
+    }
+
+    /** Adds the cost of work a function does beyond one step to the evaluation running on this thread. */
+    public static void charge(long cost) {
+        Meter meter = RUNNING.get();
+        if (meter != null) {
+            meter.spend(cost);
+        }
+    }
+
+    private static final ThreadLocal<Meter> RUNNING = new ThreadLocal<>();
+
+    /** What one evaluation may spend, and has spent. */
+    public static final class Meter {
+        private final long limit;
+        private long spent;
+
+        public Meter(long limit) {
+            this.limit = limit;
+        }
+
+        void spend(long cost) {
+            spent += cost;
+            if (spent > limit) {
                 throw new CostExceeded();
             }
-        });
+        }
+
+        public long spent() {
+            return spent;
+        }
     }
 
     /** Whether the failure was an evaluation stopped for spending more than its budget. */

@@ -209,6 +209,78 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
     }
 
     @Test
+    void theAuthorizerAsksTheServersAuthorizersAboutTheRequesterAndAServiceAccount() {
+        String name = "readers-deploy-" + id;
+        install(policy(name, """
+                "validations":[
+                 {"expression":"authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('get').allowed()",
+                  "message":"only readers of secrets deploy here"},
+                 {"expression":"authorizer.requestResource.check('create').allowed() && authorizer.path('/healthz').check('GET').allowed()"},
+                 {"expression":"!authorizer.group('apps').resource('deployments').subresource('scale').name('x').check('update').errored()"},
+                 {"expression":"authorizer.serviceAccount(object.metadata.namespace, 'deployer').group('').resource('secrets').namespace(object.metadata.namespace).check('get').allowed()",
+                  "messageExpression":"'the deployer may not read secrets: ' + authorizer.serviceAccount(object.metadata.namespace, 'deployer').group('').resource('secrets').namespace(object.metadata.namespace).check('get').reason()"}]"""),
+                binding(name, name, "\"Deny\"", ""));
+        String rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns;
+        assertThat(post(rbac + "/roles", """
+                {"metadata":{"name":"deployer"},"rules":[{"apiGroups":["apps"],"resources":["deployments"],
+                 "verbs":["create"]}]}""").code()).isEqualTo(201);
+        assertThat(post(rbac + "/rolebindings", """
+                {"metadata":{"name":"carol-deploys"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role",
+                 "name":"deployer"},"subjects":[{"kind":"User","name":"carol"}]}""").code()).isEqualTo(201);
+        String deployments = "/apis/apps/v1/namespaces/" + ns + "/deployments";
+        String body = """
+                {"metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},
+                 "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}""";
+        eventually(() -> {
+            Response denied = callAs("carol-token", "POST", deployments, "application/json", body, "application/json");
+            assertThat(denied.code()).as(denied.body()).isEqualTo(422);
+            assertThat(denied.text("message")).endsWith("denied request: only readers of secrets deploy here");
+        });
+        assertThat(post(rbac + "/roles", """
+                {"metadata":{"name":"secret-reader"},"rules":[{"apiGroups":[""],"resources":["secrets"],
+                 "verbs":["get"]}]}""").code()).isEqualTo(201);
+        assertThat(post(rbac + "/rolebindings", """
+                {"metadata":{"name":"carol-reads"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role",
+                 "name":"secret-reader"},"subjects":[{"kind":"User","name":"carol"}]}""").code()).isEqualTo(201);
+        eventually(() -> {
+            Response denied = callAs("carol-token", "POST", deployments, "application/json", body, "application/json");
+            assertThat(denied.text("message")).as("the first check passes now, the service account's does not")
+                    .contains("denied request: the deployer may not read secrets: ");
+        });
+        assertThat(post(rbac + "/rolebindings", """
+                {"metadata":{"name":"deployer-reads"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role",
+                 "name":"secret-reader"},"subjects":[{"kind":"ServiceAccount","name":"deployer","namespace":"%s"}]}"""
+                .formatted(ns)).code()).isEqualTo(201);
+        eventually(() -> assertThat(callAs("carol-token", "POST", deployments, "application/json", body,
+                "application/json").code()).isEqualTo(201));
+    }
+
+    @Test
+    void expressionsSpendWithinKubernetesCostLimitsPerExpressionAndPerEvaluation() {
+        // an authorization check costs 350,000: an expression may make two, an evaluation of a policy about 28
+        String check = "authorizer.path('/%s').check('get').errored()";
+        String three = String.join(" || ", check.formatted("a"), check.formatted("b"), check.formatted("c"));
+        String perCall = "per-call-" + id;
+        install(policy(perCall, "\"validations\":[{\"expression\":\"" + three + " || true\"}]"),
+                binding(perCall, perCall, "\"Deny\"", ""));
+        eventually(() -> assertThat(deployment("costly", 1).text("message")).endsWith("denied request: expression '"
+                + three + " || true' resulted in error: operation cancelled: actual cost limit exceeded"));
+        assertThat(delete(BINDINGS + "/" + perCall).code()).isEqualTo(200);
+
+        String two = "!(" + check.formatted("a") + " || " + check.formatted("b") + ")";
+        String validations = String.join(",", java.util.Collections.nCopies(15, "{\"expression\":\"" + two + "\"}"));
+        String budget = "budget-" + id;
+        install(policy(budget, "\"validations\":[" + validations + "]"), binding(budget, budget, "\"Deny\"", ""));
+        eventually(() -> assertThat(deployment("spent", 1).text("message")).endsWith("denied request: validation"
+                + " failed due to running out of cost budget, no further validation rules will be run"));
+        assertThat(delete(BINDINGS + "/" + budget).code()).isEqualTo(200);
+        String lenient = "lenient-" + id;
+        install(policy(lenient, "\"failurePolicy\":\"Ignore\",\"validations\":[" + validations + "]"),
+                binding(lenient, lenient, "\"Deny\"", ""));
+        eventually(() -> assertThat(deployment("spent", 1).code()).as("Ignore lets the write through").isEqualTo(201));
+    }
+
+    @Test
     void malformedPoliciesAndBindingsAreRefused() {
         Response badCel = post(POLICIES, policy("bad-" + id, "\"validations\":[{\"expression\":\"object.spec.replicas <=\"}]"));
         assertThat(badCel.code()).isEqualTo(422);

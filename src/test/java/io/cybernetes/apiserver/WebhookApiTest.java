@@ -275,11 +275,13 @@ class WebhookApiTest extends ApiTestSupport {
 
     @Test
     void matchConditionsDecideWhetherTheWebhookIsCalled() {
-        // the denying webhook is asked only about ConfigMaps whose name is not "exempt-..." and only by the admin
+        // the denying webhook is asked only about ConfigMaps whose name is not "exempt-..." and only by the admin,
+        // who (the authorizer says) may delete nodes
         configure("validating", "conditional", hook("/deny"), ",\"matchConditions\":[{\"name\":\"not-exempt\","
                 + "\"expression\":\"!object.metadata.name.startsWith('forbidden-exempt')\"},{\"name\":\"by-admin\","
                 + "\"expression\":\"request.userInfo.username == 'admin' && request.operation == 'CREATE'"
-                + " && oldObject == null\"}]");
+                + " && oldObject == null && authorizer.group('').resource('nodes').check('delete').allowed()"
+                + " && authorizer.requestResource.check('create').allowed()\"}]");
         eventually(() -> assertThat(configMap("forbidden-c" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(403));
         assertThat(configMap("forbidden-exempt-1", "").code()).as("a false condition skips the webhook").isEqualTo(201);
         removeConfigurations();

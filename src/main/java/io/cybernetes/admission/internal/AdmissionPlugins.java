@@ -44,10 +44,10 @@ final class AdmissionPlugins {
             FACTORIES.put(name, ctx -> new CertificateAdmission(name, ctx.access()));
         }
         FACTORIES.put(ResourceQuotaAdmission.NAME, ctx -> new ResourceQuotaAdmission(ctx.cluster(), ctx.quotaWriter()));
-        FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster()));
+        FACTORIES.put(MutatingAdmissionWebhook.NAME, ctx -> new MutatingAdmissionWebhook(ctx.cluster(), ctx.access()));
         FACTORIES.put(ValidatingAdmissionPolicyPlugin.NAME, ctx -> new ValidatingAdmissionPolicyPlugin(ctx.cluster(),
-                ctx.registry()));
-        FACTORIES.put(ValidatingAdmissionWebhook.NAME, ctx -> new ValidatingAdmissionWebhook(ctx.cluster()));
+                ctx.registry(), ctx.access()));
+        FACTORIES.put(ValidatingAdmissionWebhook.NAME, ctx -> new ValidatingAdmissionWebhook(ctx.cluster(), ctx.access()));
     }
 
     private AdmissionPlugins() {

@@ -2,7 +2,9 @@ package io.cybernetes.admission.validatingpolicy;
 
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
+import io.cybernetes.admission.AccessChecker;
 import io.cybernetes.admission.Attributes;
+import io.cybernetes.admission.CelAuthorizer;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.admission.ValidatingAdmissionPlugin;
 import io.cybernetes.admission.webhook.MatchConditions;
@@ -41,7 +43,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
     static final String GROUP = "admissionregistration.k8s.io";
     static final String FAILURE_ANNOTATION = "validation.policy.admission.k8s.io/validation_failure";
     /** The environment every policy expression is written in, and checked against when it is written. */
-    public static final CelPrograms CEL = new CelPrograms(CelValues.builder()
+    public static final CelPrograms CEL = new CelPrograms(CelAuthorizer.declare(CelValues.builder())
             .addVar("object", SimpleType.DYN)
             .addVar("oldObject", SimpleType.DYN)
             .addVar("request", SimpleType.DYN)
@@ -49,14 +51,18 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
             .addVar("namespaceObject", SimpleType.DYN)
             .addVar("variables", SimpleType.DYN)
             .build(), 1_000_000);
+    /** What the expressions of one policy evaluation (one binding, one set of parameters) may spend together. */
+    static final long REQUEST_BUDGET = 10_000_000;
 
     private final ClusterReader cluster;
     private final ResourceRegistry registry;
     private final WebhookMatcher matcher;
+    private final AccessChecker access;
 
-    public ValidatingAdmissionPolicyPlugin(ClusterReader cluster, ResourceRegistry registry) {
+    public ValidatingAdmissionPolicyPlugin(ClusterReader cluster, ResourceRegistry registry, AccessChecker access) {
         this.cluster = cluster;
         this.registry = registry;
+        this.access = access;
         this.matcher = new WebhookMatcher(cluster);
     }
 
@@ -106,6 +112,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         Optional<ObjectNode> ns = a.namespace().isEmpty() ? Optional.empty()
                 : cluster.get("", "namespaces", "", a.namespace());
         vars.put("namespaceObject", ns.<Object>map(CelValues::of).orElse(NullValue.NULL_VALUE));
+        CelAuthorizer.bind(vars, access, a);
         return vars;
     }
 
@@ -128,26 +135,8 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         for (ObjectNode param : params) {
             Map<String, Object> vars = new HashMap<>(base);
             vars.put("params", param == null ? NullValue.NULL_VALUE : CelValues.of(param));
-            List<Failure> failures = new ArrayList<>();
-            // match conditions: a false one skips the policy; errors are judged by the failure policy
-            String conditionError = null;
-            boolean skipped = false;
-            for (JsonNode c : spec.path("matchConditions")) {
-                String expression = c.path("expression").asString("");
-                try {
-                    Object r = CEL.evaluate(expression, vars);
-                    if (Boolean.FALSE.equals(r)) {
-                        skipped = true;
-                        break;
-                    }
-                    if (!(r instanceof Boolean)) {
-                        conditionError = "expression '" + expression + "' resulted in error: must evaluate to bool";
-                    }
-                } catch (Exception e) {
-                    conditionError = "expression '" + expression + "' resulted in error: " + MatchConditions.message(e);
-                }
-            }
-            if (skipped) {
+            String conditionError = matchConditionsError(spec, vars);
+            if (SKIPPED.equals(conditionError)) {
                 continue;
             }
             if (conditionError != null) {
@@ -156,56 +145,112 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
                 }
                 continue;
             }
-            Map<String, Object> declared = new LinkedHashMap<>();
-            Map<String, String> variableErrors = new HashMap<>();
-            vars.put("variables", declared);
-            for (JsonNode v : spec.path("variables")) {
-                String name = v.path("name").asString("");
-                String expression = v.path("expression").asString("");
-                try {
-                    declared.put(name, CEL.evaluate(expression, vars));
-                } catch (Exception e) {
-                    variableErrors.put(name, "expression '" + expression + "' resulted in error: "
-                            + MatchConditions.message(e));
-                }
+            CelPrograms.Budget budget = new CelPrograms.Budget(REQUEST_BUDGET);
+            List<Failure> failures;
+            try {
+                failures = validate(a, policy, vars, budget, failClosed);
+            } catch (CelPrograms.BudgetExhausted spent) {
+                // as Kubernetes: no further expressions run, and the policy's failure policy decides
+                failures = failClosed ? List.of(new Failure(spent.getMessage(), "", -1)) : List.of();
             }
-            JsonNode validations = spec.path("validations");
-            for (int i = 0; i < validations.size(); i++) {
-                JsonNode v = validations.get(i);
-                String expression = v.path("expression").asString("");
-                String error = erroredVariable(expression, variableErrors);
-                Object result = null;
-                if (error == null) {
-                    try {
-                        result = CEL.evaluate(expression, vars);
-                        if (!(result instanceof Boolean)) {
-                            error = "expression '" + expression + "' resulted in error: must evaluate to bool";
-                        }
-                    } catch (Exception e) {
-                        error = "expression '" + expression + "' resulted in error: " + MatchConditions.message(e);
-                    }
-                }
-                if (error != null) {
-                    if (failClosed) {
-                        failures.add(new Failure(error, "", i));
-                    }
-                } else if (Boolean.FALSE.equals(result)) {
-                    failures.add(new Failure(message(v, vars, variableErrors), v.path("reason").asString(""), i));
-                }
-            }
-            annotate(a, policy, vars, variableErrors);
             decide(a, policy, binding, failures);
         }
     }
 
+    /** Marks a policy whose match conditions do not take in the request. */
+    private static final String SKIPPED = "";
+
+    /**
+     * What the policy's match conditions say: null when all are true, {@link #SKIPPED} when one is false, else
+     * why they could not be evaluated (judged by the failure policy).
+     */
+    private static String matchConditionsError(JsonNode spec, Map<String, Object> vars) {
+        String conditionError = null;
+        CelPrograms.Budget budget = new CelPrograms.Budget(REQUEST_BUDGET);
+        for (JsonNode c : spec.path("matchConditions")) {
+            String expression = c.path("expression").asString("");
+            try {
+                Object r = CEL.evaluate(expression, vars, budget);
+                if (Boolean.FALSE.equals(r)) {
+                    return SKIPPED;
+                }
+                if (!(r instanceof Boolean)) {
+                    conditionError = "expression '" + expression + "' resulted in error: must evaluate to bool";
+                }
+            } catch (CelPrograms.BudgetExhausted spent) {
+                return spent.getMessage();
+            } catch (Exception e) {
+                conditionError = "expression '" + expression + "' resulted in error: " + MatchConditions.message(e);
+            }
+        }
+        return conditionError;
+    }
+
+    /**
+     * Evaluates the policy's variables, validations and audit annotations within the budget: the validations
+     * that failed, and those that could not be evaluated when the policy fails closed.
+     */
+    private static List<Failure> validate(Attributes a, ObjectNode policy, Map<String, Object> vars,
+                                          CelPrograms.Budget budget, boolean failClosed) {
+        JsonNode spec = policy.path("spec");
+        Map<String, Object> declared = new LinkedHashMap<>();
+        Map<String, String> variableErrors = new HashMap<>();
+        vars.put("variables", declared);
+        for (JsonNode v : spec.path("variables")) {
+            String name = v.path("name").asString("");
+            String expression = v.path("expression").asString("");
+            try {
+                declared.put(name, CEL.evaluate(expression, vars, budget));
+            } catch (CelPrograms.BudgetExhausted spent) {
+                throw spent;
+            } catch (Exception e) {
+                variableErrors.put(name, "expression '" + expression + "' resulted in error: "
+                        + MatchConditions.message(e));
+            }
+        }
+        List<Failure> failures = new ArrayList<>();
+        JsonNode validations = spec.path("validations");
+        for (int i = 0; i < validations.size(); i++) {
+            JsonNode v = validations.get(i);
+            String expression = v.path("expression").asString("");
+            String error = erroredVariable(expression, variableErrors);
+            Object result = null;
+            if (error == null) {
+                try {
+                    result = CEL.evaluate(expression, vars, budget);
+                    if (!(result instanceof Boolean)) {
+                        error = "expression '" + expression + "' resulted in error: must evaluate to bool";
+                    }
+                } catch (CelPrograms.BudgetExhausted spent) {
+                    throw spent;
+                } catch (Exception e) {
+                    error = "expression '" + expression + "' resulted in error: " + MatchConditions.message(e);
+                }
+            }
+            if (error != null) {
+                if (failClosed) {
+                    failures.add(new Failure(error, "", i));
+                }
+            } else if (Boolean.FALSE.equals(result)) {
+                failures.add(new Failure(message(v, vars, variableErrors, budget), v.path("reason").asString(""), i));
+            }
+        }
+        annotate(a, policy, vars, variableErrors, budget);
+        return failures;
+    }
+
     /** The message of a failed validation: its messageExpression's string, else its message, else the expression. */
-    private static String message(JsonNode v, Map<String, Object> vars, Map<String, String> variableErrors) {
+    private static String message(JsonNode v, Map<String, Object> vars, Map<String, String> variableErrors,
+                                  CelPrograms.Budget budget) {
         String messageExpression = v.path("messageExpression").asString("");
         if (!messageExpression.isEmpty() && erroredVariable(messageExpression, variableErrors) == null) {
             try {
-                if (CEL.evaluate(messageExpression, vars) instanceof String s && !s.isBlank() && !s.contains("\n")) {
+                if (CEL.evaluate(messageExpression, vars, budget) instanceof String s && !s.isBlank()
+                        && !s.contains("\n")) {
                     return s.length() > 5120 ? s.substring(0, 5120) : s;
                 }
+            } catch (CelPrograms.BudgetExhausted spent) {
+                throw spent;
             } catch (Exception ignored) {
                 // Kubernetes falls back to the static message
             }
@@ -226,7 +271,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
     }
 
     private static void annotate(Attributes a, ObjectNode policy, Map<String, Object> vars,
-                                 Map<String, String> variableErrors) {
+                                 Map<String, String> variableErrors, CelPrograms.Budget budget) {
         String policyName = Json.text(policy, "metadata.name");
         for (JsonNode annotation : policy.path("spec").path("auditAnnotations")) {
             String expression = annotation.path("valueExpression").asString("");
@@ -234,10 +279,12 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
                 continue;
             }
             try {
-                if (CEL.evaluate(expression, vars) instanceof String s && !s.isEmpty()) {
+                if (CEL.evaluate(expression, vars, budget) instanceof String s && !s.isEmpty()) {
                     a.auditAnnotations().put(policyName + "/" + annotation.path("key").asString(""),
                             s.length() > 10240 ? s.substring(0, 10240) : s);
                 }
+            } catch (CelPrograms.BudgetExhausted spent) {
+                throw spent;
             } catch (Exception ignored) {
                 // an annotation that cannot be computed is left out
             }

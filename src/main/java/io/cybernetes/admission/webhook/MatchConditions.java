@@ -4,20 +4,23 @@ import dev.cel.common.CelValidationException;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
 import dev.cel.runtime.CelEvaluationException;
+import io.cybernetes.admission.AccessChecker;
 import io.cybernetes.admission.Attributes;
+import io.cybernetes.admission.CelAuthorizer;
 import io.cybernetes.api.CelPrograms;
 import io.cybernetes.api.CelValues;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * An admission webhook's {@code matchConditions}: CEL expressions over {@code object},
- * {@code oldObject} (null on create, the object on delete) and {@code request} (kind,
- * resource, subResource, name, namespace, operation, userInfo, dryRun), all of which must
+ * {@code oldObject} (null on create, the object on delete), {@code request} (kind,
+ * resource, subResource, name, namespace, operation, userInfo, dryRun) and {@code authorizer}, all of which must
  * be true for the webhook to be called. One that is false skips the webhook; one that fails
  * (when none is false) skips it under failurePolicy Ignore and forbids the request under
  * Fail, as kube-apiserver does. Expressions are
@@ -27,7 +30,7 @@ public final class MatchConditions {
 
     /** The most conditions a webhook may have. */
     public static final int MAX = 64;
-    private static final CelPrograms CEL = new CelPrograms(CelValues.builder()
+    private static final CelPrograms CEL = new CelPrograms(CelAuthorizer.declare(CelValues.builder())
             .addVar("object", SimpleType.DYN)
             .addVar("oldObject", SimpleType.DYN)
             .addVar("request", SimpleType.DYN)
@@ -48,14 +51,15 @@ public final class MatchConditions {
     }
 
     /** Evaluates the webhook's conditions for the request. */
-    public static Outcome evaluate(JsonNode conditions, Attributes a) {
+    public static Outcome evaluate(JsonNode conditions, Attributes a, AccessChecker access) {
         if (conditions == null || !conditions.isArray() || conditions.isEmpty()) {
             return Outcome.MATCH;
         }
-        Map<String, Object> vars = Map.of(
-                "object", a.object() == null ? NullValue.NULL_VALUE : CelValues.of(a.object()),
-                "oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.of(a.oldObject()),
-                "request", request(a));
+        Map<String, Object> vars = new HashMap<>();
+        vars.put("object", a.object() == null ? NullValue.NULL_VALUE : CelValues.of(a.object()));
+        vars.put("oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.of(a.oldObject()));
+        vars.put("request", request(a));
+        CelAuthorizer.bind(vars, access, a);
         List<String> errors = new ArrayList<>();
         for (JsonNode c : conditions) {
             String expression = c.path("expression").asString("");

@@ -14,8 +14,8 @@ public final class MutatingAdmissionWebhook implements MutatingAdmissionPlugin {
 
     private final Webhooks webhooks;
 
-    public MutatingAdmissionWebhook(ClusterReader cluster) {
-        this.webhooks = new Webhooks("mutatingwebhookconfigurations", cluster);
+    public MutatingAdmissionWebhook(ClusterReader cluster, io.cybernetes.admission.AccessChecker access) {
+        this.webhooks = new Webhooks("mutatingwebhookconfigurations", cluster, access);
     }
 
     @Override

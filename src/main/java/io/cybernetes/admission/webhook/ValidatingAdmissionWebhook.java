@@ -11,8 +11,8 @@ public final class ValidatingAdmissionWebhook implements ValidatingAdmissionPlug
 
     private final Webhooks webhooks;
 
-    public ValidatingAdmissionWebhook(ClusterReader cluster) {
-        this.webhooks = new Webhooks("validatingwebhookconfigurations", cluster);
+    public ValidatingAdmissionWebhook(ClusterReader cluster, io.cybernetes.admission.AccessChecker access) {
+        this.webhooks = new Webhooks("validatingwebhookconfigurations", cluster, access);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cybernetes.admission.webhook;
 
+import io.cybernetes.admission.AccessChecker;
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.admission.ClusterReader;
 import io.cybernetes.api.ApiException;
@@ -29,10 +30,12 @@ final class Webhooks {
     private final ClusterReader cluster;
     private final WebhookMatcher matcher;
     private final WebhookCaller caller = new WebhookCaller();
+    private final AccessChecker access;
 
-    Webhooks(String resource, ClusterReader cluster) {
+    Webhooks(String resource, ClusterReader cluster, AccessChecker access) {
         this.resource = resource;
         this.cluster = cluster;
+        this.access = access;
         this.matcher = new WebhookMatcher(cluster);
     }
 
@@ -50,7 +53,7 @@ final class Webhooks {
                     continue;
                 }
                 String name = webhook.path("name").asString("");
-                MatchConditions.Outcome conditions = MatchConditions.evaluate(webhook.path("matchConditions"), a);
+                MatchConditions.Outcome conditions = MatchConditions.evaluate(webhook.path("matchConditions"), a, access);
                 if (conditions.error() != null) {
                     if ("Ignore".equals(webhook.path("failurePolicy").asString("Fail"))) {
                         continue;

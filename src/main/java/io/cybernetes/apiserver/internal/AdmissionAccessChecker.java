@@ -18,9 +18,22 @@ class AdmissionAccessChecker implements AccessChecker {
     }
 
     @Override
-    public boolean allowed(Attributes.User user, String verb, String group, String resource, String name) {
-        UserInfo who = new UserInfo(user.name(), user.uid(), user.groups(), user.extra());
-        return authorizer.authorize(RequestAttributes.resource(who, verb, group, resource, "", "", name)).outcome()
-                == Authorizer.Decision.Outcome.ALLOW;
+    public Verdict check(Attributes.User user, String verb, String group, String resource, String subresource,
+                         String namespace, String name) {
+        return verdict(RequestAttributes.resource(who(user), verb, group, resource, subresource, namespace, name));
+    }
+
+    @Override
+    public Verdict checkPath(Attributes.User user, String verb, String path) {
+        return verdict(RequestAttributes.nonResource(who(user), verb, path));
+    }
+
+    private Verdict verdict(RequestAttributes attributes) {
+        Authorizer.Decision d = authorizer.authorize(attributes);
+        return new Verdict(d.allowed(), d.reason() == null ? "" : d.reason());
+    }
+
+    private static UserInfo who(Attributes.User user) {
+        return new UserInfo(user.name(), user.uid(), user.groups(), user.extra());
     }
 }
