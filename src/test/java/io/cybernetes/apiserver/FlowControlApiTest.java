@@ -59,6 +59,23 @@ class FlowControlApiTest extends ApiTestSupport {
                 global.path("metadata").path("uid").asString());
         assertThat(alice.headers().firstValue("X-Kubernetes-PF-PriorityLevel-UID")).contains(
                 level.path("metadata").path("uid").asString());
+        // a watch is classified too, holds its seats while its initial events go out, and none after
+        String ns = "fc-watch-" + System.nanoTime();
+        assertThat(createNamespace(ns).code()).isEqualTo(201);
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings", """
+                {"metadata":{"name":"alice-views"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",
+                 "kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"alice"}]}""").code())
+                .isEqualTo(201);
+        eventually(() -> {
+            Response watch = callAs("alice-token", "GET", "/api/v1/namespaces/" + ns + "/configmaps?watch=true"
+                    + "&timeoutSeconds=1", null, null, "application/json");
+            assertThat(watch.code()).as(watch.body()).isEqualTo(200);
+            assertThat(watch.headers().firstValue("X-Kubernetes-PF-PriorityLevel-UID")).contains(
+                    level.path("metadata").path("uid").asString());
+        });
+        eventually(() -> assertThat(get("/debug/api_priority_and_fairness/dump_priority_levels").body().lines()
+                .filter(l -> l.startsWith("global-default,")).findFirst().orElseThrow().split(", ")[4])
+                .as("executing seats of global-default").isEqualTo("0"));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.apiserver.internal.handlers.RequestReader;
+import io.cybernetes.apiserver.internal.handlers.WatchStreamer;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.api.ResourceRegistry;
@@ -29,10 +30,12 @@ import java.util.concurrent.Semaphore;
  * in the level's queues if need be; a full queue, a level that rejects, or a wait past the limit is
  * answered 429 with {@code Retry-After}, which kubectl and client-go retry by themselves. It counts
  * requests while they are served, after authentication and once their body is in (a body still
- * arriving holds nothing). Long-running requests do not count: watches not at all, streams to nodes (a
- * pod's log, exec, attach, port-forward, a node's proxy) against a limit of their own, so that people
- * following logs never starve the server of ordinary requests, nor the other way round; a stream
- * upgraded to a session holds its permit until the session ends ({@link LongRunningPermit}).
+ * arriving holds nothing). A watch counts until it is initialized, as in Kubernetes: it holds its seats
+ * (several when it asked for its initial events as a watch-list) until those events are sent, then
+ * streams for as long as it lasts without any. Streams to nodes (a pod's log, exec, attach,
+ * port-forward, a node's proxy) count against a limit of their own, so that people following logs never
+ * starve the server of ordinary requests, nor the other way round; a stream upgraded to a session holds
+ * its permit until the session ends ({@link LongRunningPermit}).
  */
 final class MaxInFlightFilter extends OncePerRequestFilter {
 
@@ -74,9 +77,7 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String watch = request.getParameter("watch");
-        return RequestReader.isTrue(watch)
-                || (request.getDispatcherType() == DispatcherType.ASYNC && RequestBodyFilter.bodyOf(request) == null);
+        return request.getDispatcherType() == DispatcherType.ASYNC && RequestBodyFilter.bodyOf(request) == null;
     }
 
     @Override
@@ -111,28 +112,115 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
             tooMany(response);
             return;
         }
+        if (!isWatch(attributes)) {
+            try {
+                chain.doFilter(request, response);
+            } finally {
+                flowControl.release(ticket);
+            }
+            return;
+        }
+        // a watch that starts streaming takes its seats along and gives them back once initialized
+        FlowControl.Ticket held = ticket;
+        Runnable initialized = once(() -> flowControl.release(held));
+        request.setAttribute(WatchStreamer.INITIALIZATION, initialized);
         try {
             chain.doFilter(request, response);
         } finally {
-            flowControl.release(ticket);
+            if (request.getAttribute(WatchStreamer.INITIALIZATION) != null) {
+                request.removeAttribute(WatchStreamer.INITIALIZATION);
+                initialized.run();
+            }
         }
     }
 
-    /**
-     * The seats a request takes: one, but a LIST as many as it may return objects by the hundred (its
-     * limit, else what the watch cache holds there), up to the level's maximum, as Kubernetes' work estimator.
-     */
+    private static boolean isWatch(RequestAttributes a) {
+        return a.resourceRequest() && "watch".equals(a.verb());
+    }
+
+    /** Runs the action the first time it is run, on whichever thread, and never again. */
+    private static Runnable once(Runnable action) {
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+    }
+
+    /** The seats a request takes: one, but a LIST or a watch-list by the objects it goes through. */
     private int seats(HttpServletRequest request, RequestAttributes a, int max) {
-        if (!a.resourceRequest() || !"list".equals(a.verb())) {
+        if (!a.resourceRequest() || !("list".equals(a.verb()) || isWatch(a))) {
             return 1;
         }
-        long objects = registry.byPath(a.apiGroup(), a.apiVersion(), a.resource()).filter(ResourceType::stored)
-                .map(t -> store.count(t.keyPrefix(a.namespace().isEmpty() ? null : a.namespace()))).orElse(0L);
-        String limitParam = request.getParameter("limit");
-        if (limitParam != null && limitParam.matches("[0-9]{1,9}") && Long.parseLong(limitParam) > 0) {
-            objects = Math.min(objects, Long.parseLong(limitParam));
+        return listSeats(isWatch(a), request::getParameter, () -> registry.byPath(a.apiGroup(), a.apiVersion(),
+                a.resource()).filter(ResourceType::stored).map(t -> store.count(t.keyPrefix(a.namespace().isEmpty()
+                ? null : a.namespace()))).orElse(0L), max);
+    }
+
+    /**
+     * Kubernetes' list work estimate: one seat per hundred objects the request goes through, from one to
+     * {@code max}. One seat for a request of one object by name ({@code fieldSelector=metadata.name=...}) and
+     * for a watch that does not ask for its initial events as a watch-list; a list served from the watch
+     * cache goes through every object stored there (whatever its limit), one served from storage (an exact
+     * resourceVersion, a continue token) through twice its limit, or all stored plus its limit when it
+     * selects.
+     */
+    static int listSeats(boolean watch, java.util.function.Function<String, String> parameter,
+                         java.util.function.LongSupplier stored, int max) {
+        if (namesOne(parameter.apply("fieldSelector"))
+                || (watch && !RequestReader.isTrue(parameter.apply("sendInitialEvents")))) {
+            return 1;
+        }
+        long count = stored.getAsLong();
+        long limit = count;
+        String limitParam = parameter.apply("limit");
+        if (limitParam != null && limitParam.matches("[0-9]{1,18}") && Long.parseLong(limitParam) > 0) {
+            limit = Math.min(count, Long.parseLong(limitParam));
+        }
+        long objects;
+        if (watch || !fromStorage(parameter, limitParam)) {
+            objects = count;
+        } else if (!isEmpty(parameter.apply("fieldSelector")) || !isEmpty(parameter.apply("labelSelector"))) {
+            objects = count + limit;
+        } else {
+            objects = 2 * limit;
         }
         return (int) Math.max(1, Math.min(max, (objects + 99) / 100));
+    }
+
+    /** Whether a list is served from storage rather than the watch cache, by Kubernetes' rules. */
+    private static boolean fromStorage(java.util.function.Function<String, String> parameter, String limit) {
+        String match = parameter.apply("resourceVersionMatch");
+        String rv = parameter.apply("resourceVersion");
+        if (!isEmpty(match) && !match.equals("NotOlderThan")) {
+            return true; // Exact, or one that fails validation
+        }
+        if (isEmpty(match) && limit != null && !limit.isEmpty() && !limit.equals("0") && !isEmpty(rv)
+                && !rv.equals("0")) {
+            return true; // the legacy exact match
+        }
+        return !isEmpty(parameter.apply("continue"));
+    }
+
+    /** Whether a field selector requires one name exactly, as Kubernetes' RequestInfo reads it. */
+    private static boolean namesOne(String fieldSelector) {
+        if (isEmpty(fieldSelector)) {
+            return false;
+        }
+        for (String term : fieldSelector.split(",")) {
+            String t = term.trim();
+            if ((t.startsWith("metadata.name=") && !t.startsWith("metadata.name=="))
+                    ? t.length() > "metadata.name=".length()
+                    : t.startsWith("metadata.name==") && t.length() > "metadata.name==".length()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isEmpty(String s) {
+        return s == null || s.isEmpty();
     }
 
     private static void tooMany(HttpServletResponse response) throws IOException {

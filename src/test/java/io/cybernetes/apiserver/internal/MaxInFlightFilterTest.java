@@ -4,6 +4,7 @@ import io.cybernetes.apiserver.ApiServerProperties;
 import io.cybernetes.api.Json;
 import io.cybernetes.api.ResourceRegistry;
 import io.cybernetes.apiserver.internal.flowcontrol.FlowControl;
+import io.cybernetes.apiserver.internal.handlers.WatchStreamer;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
 import tools.jackson.databind.JsonNode;
@@ -63,8 +64,8 @@ class MaxInFlightFilterTest {
         List<ObjectNode> schemas = new ArrayList<>();
         config.path("schemas").forEach(n -> schemas.add((ObjectNode) n));
         flowControl.configure(schemas, levels);
-        RequestAttributesResolver resolver = (request, user) -> RequestAttributes.resource(user, "get", "", "pods", "",
-                "", "");
+        RequestAttributesResolver resolver = (request, user) -> RequestAttributes.resource(user,
+                "true".equals(request.getParameter("watch")) ? "watch" : "get", "", "pods", "", "", "");
         return new MaxInFlightFilter(limit(limit), flowControl, resolver, ResourceRegistry.builtIn(), null);
     }
 
@@ -128,7 +129,7 @@ class MaxInFlightFilterTest {
     }
 
     @Test
-    void aRequestPastTheLimitIs429WithRetryAfterAndWatchesDoNotCount() throws Exception {
+    void aRequestPastTheLimitIs429WithRetryAfterAndSoIsAWatch() throws Exception {
         MaxInFlightFilter filter = filter(2);
         UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a", UserInfo.AUTHENTICATED));
         CountDownLatch inside = new CountDownLatch(1);
@@ -164,9 +165,10 @@ class MaxInFlightFilterTest {
         MockHttpServletRequest watch = as(alice);
         watch.setParameter("watch", "true");
         MockHttpServletResponse watched = new MockHttpServletResponse();
-        boolean[] served = {false};
-        filter.doFilter(watch, watched, (req, res) -> served[0] = true);
-        assertThat(served[0]).isTrue();
+        filter.doFilter(watch, watched, (req, res) -> {
+            throw new AssertionError("a watch waits for seats like any request");
+        });
+        assertThat(watched.getStatus()).isEqualTo(429);
 
         release.countDown();
         holder.join(10_000);
@@ -174,6 +176,71 @@ class MaxInFlightFilterTest {
         boolean[] servedAfter = {false};
         filter.doFilter(as(alice), after, (req, res) -> servedAfter[0] = true);
         assertThat(servedAfter[0]).isTrue();
+    }
+
+    @Test
+    void aWatchHoldsItsSeatUntilItsInitialEventsAreSentAndStreamsOnWithout() throws Exception {
+        MaxInFlightFilter filter = filter(2);
+        UserInfo alice = UserInfo.authenticated("alice", "", List.of("team-a", UserInfo.AUTHENTICATED));
+        UserInfo bob = UserInfo.authenticated("bob", "", List.of("team-b", UserInfo.AUTHENTICATED));
+        // the transport takes the seats along when the watch starts streaming, as ServletCall does
+        Runnable[] initialized = new Runnable[1];
+        MockHttpServletRequest watch = as(alice);
+        watch.setParameter("watch", "true");
+        MockHttpServletResponse streaming = new MockHttpServletResponse();
+        filter.doFilter(watch, streaming, (req, res) -> {
+            initialized[0] = (Runnable) req.getAttribute(WatchStreamer.INITIALIZATION);
+            req.removeAttribute(WatchStreamer.INITIALIZATION);
+        });
+        assertThat(streaming.getHeader("X-Kubernetes-PF-PriorityLevel-UID")).isEqualTo("pl-tenants");
+        assertThat(initialized[0]).isNotNull();
+        assertThat(status(filter, bob)).as("the initial events are still being sent").isEqualTo(429);
+        initialized[0].run();
+        initialized[0].run();
+        assertThat(status(filter, bob)).as("initialized, the watch streams on without a seat").isEqualTo(200);
+        assertThat(status(filter, bob)).as("given back once only").isEqualTo(200);
+
+        // a watch that never starts streaming (refused, expired) gives its seat back when its request ends
+        MockHttpServletRequest refused = as(alice);
+        refused.setParameter("watch", "true");
+        filter.doFilter(refused, new MockHttpServletResponse(), (req, res) ->
+                ((MockHttpServletResponse) res).setStatus(410));
+        assertThat(status(filter, bob)).isEqualTo(200);
+    }
+
+    @Test
+    void aListTakesSeatsByTheObjectsItGoesThroughAsKubernetesEstimates() {
+        long stored = 50_000;
+        assertThat(seats(false, "", stored)).as("served from the watch cache: all stored, by the hundred")
+                .isEqualTo(500);
+        assertThat(seats(false, "limit=500", stored)).as("a limit does not shorten a pass over the cache")
+                .isEqualTo(500);
+        assertThat(seats(false, "limit=500&resourceVersion=0", stored)).isEqualTo(500);
+        assertThat(seats(false, "limit=100&continue=abc", stored)).as("from storage: twice the limit").isEqualTo(2);
+        assertThat(seats(false, "limit=100&resourceVersion=7", stored)).as("the legacy exact match").isEqualTo(2);
+        assertThat(seats(false, "limit=100&resourceVersion=7&resourceVersionMatch=Exact", stored)).isEqualTo(2);
+        assertThat(seats(false, "limit=100&continue=abc&labelSelector=app%3Dweb", stored))
+                .as("from storage with a selector: all stored and the limit").isEqualTo(501);
+        assertThat(seats(false, "fieldSelector=metadata.name%3Dweb", stored)).as("one object by name").isEqualTo(1);
+        assertThat(seats(false, "fieldSelector=status.phase%3DRunning", stored)).isEqualTo(500);
+        assertThat(seats(false, "", 250)).isEqualTo(3);
+        assertThat(seats(false, "", 0)).isEqualTo(1);
+        assertThat(MaxInFlightFilter.listSeats(false, p -> null, () -> stored, 10)).as("never past the level's most")
+                .isEqualTo(10);
+        assertThat(seats(true, "", stored)).as("a classic watch").isEqualTo(1);
+        assertThat(seats(true, "sendInitialEvents=true&resourceVersionMatch=NotOlderThan", stored))
+                .as("a watch-list goes through the cache like a list").isEqualTo(500);
+    }
+
+    private static int seats(boolean watch, String query, long stored) {
+        java.util.Map<String, String> params = new java.util.HashMap<>();
+        for (String pair : query.split("&")) {
+            if (!pair.isEmpty()) {
+                String[] kv = pair.split("=", 2);
+                params.put(kv[0], java.net.URLDecoder.decode(kv[1], java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return MaxInFlightFilter.listSeats(watch, params::get, () -> stored, 10_000);
     }
 
     @Test

@@ -83,6 +83,10 @@ public final class ServletCall implements ApiCall {
      */
     @Override
     public ResponseEntity<?> stream(WatchStreamer.Opened opened) {
+        if (request.getAttribute(WatchStreamer.INITIALIZATION) instanceof Runnable initialized) {
+            request.removeAttribute(WatchStreamer.INITIALIZATION);
+            opened.whenInitialized(initialized);
+        }
         if (WebSocketWatch.isUpgrade(request)) {
             WebSocketWatch.upgrade(request, response, opened);
             return null;

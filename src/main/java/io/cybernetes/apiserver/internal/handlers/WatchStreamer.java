@@ -50,6 +50,12 @@ public final class WatchStreamer {
         }
     }
 
+    /**
+     * The request attribute where API Priority and Fairness leaves what gives the watch's seats back; the
+     * transport takes it over ({@link Opened#whenInitialized}) so that it runs once the initial events are sent.
+     */
+    public static final String INITIALIZATION = WatchStreamer.class.getName() + ".initialization";
+
     /** The annotation on the bookmark that ends a watch-list's initial events. */
     public static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
@@ -171,6 +177,8 @@ public final class WatchStreamer {
         private long restUntil;
         private long wakeAt = Long.MAX_VALUE;
         private WatchThreads.Timer timer;
+        /** What to run once the initial events are sent (or the watch ends first); null once run. */
+        private volatile Runnable onInitialized;
 
         Opened(Request req, List<StoredObject> initial, Watch watch, ApiException error, long initialEventsEnd) {
             this.req = req;
@@ -181,6 +189,22 @@ public final class WatchStreamer {
             this.filter = ResourceLister.filter(req.options());
             this.deadline = System.currentTimeMillis() + req.timeoutMillis();
             this.nextBookmark = System.currentTimeMillis() + req.bookmarkMillis();
+        }
+
+        /** Runs the action once the watch's initial events are sent, or when it ends before that. */
+        public void whenInitialized(Runnable action) {
+            onInitialized = action;
+            if (ended.get()) {
+                initialized();
+            }
+        }
+
+        private void initialized() {
+            Runnable action = onInitialized;
+            if (action != null) {
+                onInitialized = null;
+                action.run();
+            }
         }
 
         /** What the watch is a watch of. */
@@ -273,6 +297,7 @@ public final class WatchStreamer {
                 threads.closed(this);
                 open.decrementAndGet();
             }
+            initialized();
             Sink s = sink;
             if (s != null) {
                 s.end();
@@ -331,6 +356,7 @@ public final class WatchStreamer {
                 flush(out);
                 initialEndSent = true;
             }
+            initialized();
             long now = System.currentTimeMillis();
             if (now >= deadline) {
                 if (req.bookmarks() && out.isReady()) {
