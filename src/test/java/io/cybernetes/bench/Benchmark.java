@@ -348,12 +348,23 @@ public final class Benchmark {
                     loadCount("configmaps", each, i -> create(cms, configMap("c" + round + "-" + i))),
                     loadCount("secrets", each, i -> create(secrets, secret("s" + round + "-" + i)))});
         }
+        // pods are scheduled and started after their creates: each side starts once the previous side's pods
+        // have settled, and the sides take turns going first, so neither pays for the other's pods
         for (int r = 0; r < rounds; r++) {
             int round = r;
-            Result without = loadCount("pods", each, i -> create(pods, pod("p" + round + "-" + i)));
+            Result without = null;
+            if (r % 2 == 0) {
+                settlePods(pods);
+                without = loadCount("pods", each, i -> create(pods, pod("p" + round + "-" + i)));
+            }
             benchPolicies(true);
+            settlePods(pods);
             Result with = loadCount("pods with policies", each, i -> create(pods, pod("q" + round + "-" + i)));
             benchPolicies(false);
+            if (without == null) {
+                settlePods(pods);
+                without = loadCount("pods", each, i -> create(pods, pod("p" + round + "-" + i)));
+            }
             policies.add(new Result[] {without, with});
         }
         System.out.println();
@@ -538,6 +549,21 @@ public final class Benchmark {
             seconds += r[side].count() / r[side].rate();
         }
         return ops / seconds;
+    }
+
+    /** Waits (up to 30 s) until no pod there is pending any more, or the number pending stops changing. */
+    private void settlePods(String pods) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        int previous = -1;
+        while (System.nanoTime() < deadline) {
+            int pending = Json.MAPPER.readTree(http("GET", pods + "?fieldSelector=status.phase%3DPending", null).body())
+                    .path("items").size();
+            if (pending == 0 || pending == previous) {
+                return;
+            }
+            previous = pending;
+            Thread.sleep(1_000);
+        }
     }
 
     /** Creates (or deletes) 10 ValidatingAdmissionPolicies bound to every pod create, each checking the containers. */
