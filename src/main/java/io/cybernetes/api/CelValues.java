@@ -57,7 +57,9 @@ public final class CelValues {
         Meter outer = RUNNING.get();
         RUNNING.set(meter);
         try {
-            return program.trace(vars, (expr, result) -> meter.spend(1));
+            // resolved by name from the map itself: no copy of the variables for each evaluation
+            dev.cel.runtime.CelVariableResolver resolver = name -> java.util.Optional.ofNullable(vars.get(name));
+            return program.trace(resolver, (expr, result) -> meter.spend(1));
         } finally {
             RUNNING.set(outer);
         }

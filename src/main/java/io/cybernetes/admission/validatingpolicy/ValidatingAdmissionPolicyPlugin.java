@@ -88,7 +88,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         if (bindings.isEmpty()) {
             return;
         }
-        bindings.sort(Comparator.comparing(b -> Json.text(b, "metadata.name")));
+        bindings.sort(Comparator.comparing(b -> b.path("metadata").path("name").asString("")));
         Map<String, Object> base = null;
         for (ObjectNode binding : bindings) {
             String policyName = binding.path("spec").path("policyName").asString("");
