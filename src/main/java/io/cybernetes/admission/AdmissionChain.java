@@ -1,5 +1,7 @@
 package io.cybernetes.admission;
 
+import io.cybernetes.api.PrometheusText;
+
 import java.util.List;
 
 /**
@@ -8,9 +10,17 @@ import java.util.List;
  * plugins in order on a copy; reserving plugins hear when a write they admitted fails
  * or its object is finally removed.
  */
-public final class AdmissionChain implements MutatingAdmissionPlugin, ValidatingAdmissionPlugin, Reserving {
+public final class AdmissionChain implements MutatingAdmissionPlugin, ValidatingAdmissionPlugin, Reserving,
+        PrometheusText.Source {
+
+    /** Kubernetes' buckets for admission latencies, in seconds. */
+    private static final double[] BUCKETS = {0.005, 0.025, 0.1, 0.5, 1.0, 2.5};
 
     private final List<AdmissionPlugin> plugins;
+    private final PrometheusText.Histograms pluginDurations = new PrometheusText.Histograms(BUCKETS, "name",
+            "operation", "rejected", "type");
+    private final PrometheusText.Histograms stepDurations = new PrometheusText.Histograms(BUCKETS, "operation",
+            "rejected", "type");
 
     public AdmissionChain(List<AdmissionPlugin> plugins) {
         this.plugins = List.copyOf(plugins);
@@ -27,30 +37,79 @@ public final class AdmissionChain implements MutatingAdmissionPlugin, Validating
 
     @Override
     public void admit(Attributes a) {
-        for (AdmissionPlugin p : plugins) {
-            if (p instanceof MutatingAdmissionPlugin m && p.handles(a)) {
-                m.admit(a);
+        long step = System.nanoTime();
+        boolean rejected = true;
+        try {
+            for (AdmissionPlugin p : plugins) {
+                if (p instanceof MutatingAdmissionPlugin m && p.handles(a)) {
+                    long start = System.nanoTime();
+                    boolean refused = true;
+                    try {
+                        m.admit(a);
+                        refused = false;
+                    } finally {
+                        observe(pluginDurations, start, p.name(), a, refused, "admit");
+                    }
+                }
             }
+            rejected = false;
+        } finally {
+            observe(stepDurations, step, null, a, rejected, "admit");
+        }
+    }
+
+    /** Records how long a plugin (a name) or the whole step (none) took, labelled as Kubernetes labels it. */
+    private static void observe(PrometheusText.Histograms h, long start, String name, Attributes a, boolean rejected,
+                                String type) {
+        double seconds = (System.nanoTime() - start) / 1e9;
+        String operation = a.operation().name();
+        String refused = rejected ? "true" : "false";
+        if (name == null) {
+            h.observe(seconds, operation, refused, type);
+        } else {
+            h.observe(seconds, name, operation, refused, type);
         }
     }
 
     @Override
+    public void collect(PrometheusText out) {
+        pluginDurations.writeTo(out, "apiserver_admission_plugin_admission_duration_seconds", "[STABLE] Admission"
+                + " controller latency histogram in seconds, identified by name and broken out for each operation and"
+                + " API resource and type (validate or admit).");
+        stepDurations.writeTo(out, "apiserver_admission_step_admission_duration_seconds", "[STABLE] Admission sub-step"
+                + " latency histogram in seconds, broken out for each operation and API resource and step type"
+                + " (validate or admit).");
+    }
+
+    @Override
     public void validate(Attributes a) {
-        Attributes copy = null;
-        for (int i = 0; i < plugins.size(); i++) {
-            AdmissionPlugin p = plugins.get(i);
-            if (p instanceof ValidatingAdmissionPlugin v && p.handles(a)) {
-                if (copy == null) {
-                    copy = a.readOnlyCopy();
-                }
-                try {
-                    v.validate(copy);
-                } catch (RuntimeException e) {
-                    // what earlier plugins reserved for this write is given back
-                    releaseBefore(i, a);
-                    throw e;
+        long step = System.nanoTime();
+        boolean rejected = true;
+        try {
+            Attributes copy = null;
+            for (int i = 0; i < plugins.size(); i++) {
+                AdmissionPlugin p = plugins.get(i);
+                if (p instanceof ValidatingAdmissionPlugin v && p.handles(a)) {
+                    if (copy == null) {
+                        copy = a.readOnlyCopy();
+                    }
+                    long start = System.nanoTime();
+                    boolean refused = true;
+                    try {
+                        v.validate(copy);
+                        refused = false;
+                    } catch (RuntimeException e) {
+                        // what earlier plugins reserved for this write is given back
+                        releaseBefore(i, a);
+                        throw e;
+                    } finally {
+                        observe(pluginDurations, start, p.name(), a, refused, "validate");
+                    }
                 }
             }
+            rejected = false;
+        } finally {
+            observe(stepDurations, step, null, a, rejected, "validate");
         }
     }
 
