@@ -113,6 +113,55 @@ public final class CelValues {
         }
     }
 
+    /**
+     * A JSON value as CEL sees it, converted as the expression reaches into it: an object is a map whose
+     * fields become CEL values when read, so an expression that looks at {@code object.spec.containers} of a
+     * large object does not pay for converting all of it. Equal, as a map, to {@link #of}'s.
+     */
+    public static Object lazy(JsonNode n) {
+        if (n != null && n.isObject()) {
+            return new LazyObject((tools.jackson.databind.node.ObjectNode) n);
+        }
+        if (n != null && n.isArray()) {
+            List<Object> l = new ArrayList<>(n.size());
+            n.forEach(x -> l.add(lazy(x)));
+            return l;
+        }
+        return of(n);
+    }
+
+    /** A JSON object read as a CEL map, its fields converted when read. */
+    private static final class LazyObject extends java.util.AbstractMap<String, Object> {
+        private final tools.jackson.databind.node.ObjectNode node;
+
+        LazyObject(tools.jackson.databind.node.ObjectNode node) {
+            this.node = node;
+        }
+
+        @Override
+        public Object get(Object key) {
+            JsonNode v = key instanceof String k ? node.get(k) : null;
+            return v == null ? null : lazy(v);
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return key instanceof String k && node.has(k);
+        }
+
+        @Override
+        public int size() {
+            return node.size();
+        }
+
+        @Override
+        public java.util.Set<Map.Entry<String, Object>> entrySet() {
+            Map<String, Object> all = new LinkedHashMap<>();
+            node.properties().forEach(e -> all.put(e.getKey(), lazy(e.getValue())));
+            return all.entrySet();
+        }
+    }
+
     /** A JSON value as CEL sees it: maps, lists, int64, double, string, bool, null. */
     public static Object of(JsonNode n) {
         if (n == null || n.isNull() || n.isMissingNode()) {

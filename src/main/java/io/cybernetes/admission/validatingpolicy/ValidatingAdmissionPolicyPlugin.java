@@ -106,12 +106,12 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
 
     private Map<String, Object> variables(Attributes a) {
         Map<String, Object> vars = new HashMap<>();
-        vars.put("object", a.object() == null ? NullValue.NULL_VALUE : CelValues.of(a.object()));
-        vars.put("oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.of(a.oldObject()));
+        vars.put("object", a.object() == null ? NullValue.NULL_VALUE : CelValues.lazy(a.object()));
+        vars.put("oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.lazy(a.oldObject()));
         vars.put("request", MatchConditions.request(a));
         Optional<ObjectNode> ns = a.namespace().isEmpty() ? Optional.empty()
                 : cluster.get("", "namespaces", "", a.namespace());
-        vars.put("namespaceObject", ns.<Object>map(CelValues::of).orElse(NullValue.NULL_VALUE));
+        vars.put("namespaceObject", ns.<Object>map(CelValues::lazy).orElse(NullValue.NULL_VALUE));
         CelAuthorizer.bind(vars, access, a);
         return vars;
     }
@@ -134,7 +134,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         }
         for (ObjectNode param : params) {
             Map<String, Object> vars = new HashMap<>(base);
-            vars.put("params", param == null ? NullValue.NULL_VALUE : CelValues.of(param));
+            vars.put("params", param == null ? NullValue.NULL_VALUE : CelValues.lazy(param));
             String conditionError = matchConditionsError(spec, vars);
             if (SKIPPED.equals(conditionError)) {
                 continue;

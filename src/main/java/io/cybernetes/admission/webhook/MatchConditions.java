@@ -56,8 +56,8 @@ public final class MatchConditions {
             return Outcome.MATCH;
         }
         Map<String, Object> vars = new HashMap<>();
-        vars.put("object", a.object() == null ? NullValue.NULL_VALUE : CelValues.of(a.object()));
-        vars.put("oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.of(a.oldObject()));
+        vars.put("object", a.object() == null ? NullValue.NULL_VALUE : CelValues.lazy(a.object()));
+        vars.put("oldObject", a.oldObject() == null ? NullValue.NULL_VALUE : CelValues.lazy(a.oldObject()));
         vars.put("request", request(a));
         CelAuthorizer.bind(vars, access, a);
         List<String> errors = new ArrayList<>();
