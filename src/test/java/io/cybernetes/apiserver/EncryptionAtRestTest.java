@@ -58,7 +58,8 @@ class EncryptionAtRestTest {
 
     private static String stored(ConfigurableApplicationContext server, String key) {
         return new JdbcTemplate(server.getBean(DataSource.class))
-                .queryForObject("SELECT obj_value FROM kv_current WHERE obj_key = ?", String.class, key);
+                .queryForObject("SELECT l.obj_value FROM kv_current c JOIN kv_log l ON l.revision = c.mod_revision"
+                        + " WHERE c.obj_key = ?", String.class, key);
     }
 
     private static List<String> logged(ConfigurableApplicationContext server, String key) {

@@ -254,9 +254,9 @@ final class GroupCommitter implements AutoCloseable {
     /** How many keys the statements that load a batch's keys ask for: a batch's keys are padded to one of these. */
     private static final int[] LOAD_SHAPES = {1, 4, 16, 64, 100};
     private static final Map<Integer, String> LOAD_BY_SHAPE = java.util.Arrays.stream(LOAD_SHAPES).boxed().collect(
-            java.util.stream.Collectors.toMap(n -> n, n -> "SELECT obj_key, uid, create_revision, mod_revision, obj_value"
-                    + " FROM kv_current WHERE obj_key IN (" + String.join(",", java.util.Collections.nCopies(n, "?"))
-                    + ")"));
+            java.util.stream.Collectors.toMap(n -> n, n -> "SELECT c.obj_key, c.uid, c.create_revision, c.mod_revision,"
+                    + " l.obj_value FROM kv_current c JOIN kv_log l ON l.revision = c.mod_revision WHERE c.obj_key IN ("
+                    + String.join(",", java.util.Collections.nCopies(n, "?")) + ")"));
 
     private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch, ValueTransformer transformer)
             throws SQLException {
@@ -317,9 +317,9 @@ final class GroupCommitter implements AutoCloseable {
     private static void writeCurrent(Connection c, Map<String, Current> state, Map<String, Current> original)
             throws SQLException {
         try (PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO kv_current (obj_key, uid, create_revision, mod_revision, obj_value) VALUES (?, ?, ?, ?, ?)");
+                "INSERT INTO kv_current (obj_key, uid, create_revision, mod_revision) VALUES (?, ?, ?, ?)");
              PreparedStatement update = c.prepareStatement(
-                     "UPDATE kv_current SET uid = ?, create_revision = ?, mod_revision = ?, obj_value = ? WHERE obj_key = ?");
+                     "UPDATE kv_current SET uid = ?, create_revision = ?, mod_revision = ? WHERE obj_key = ?");
              PreparedStatement delete = c.prepareStatement("DELETE FROM kv_current WHERE obj_key = ?")) {
             boolean ins = false;
             boolean upd = false;
@@ -339,8 +339,7 @@ final class GroupCommitter implements AutoCloseable {
                     update.setString(1, now.uid());
                     update.setLong(2, now.createRevision());
                     update.setLong(3, now.modRevision());
-                    update.setString(4, now.stored());
-                    update.setString(5, e.getKey());
+                    update.setString(4, e.getKey());
                     update.addBatch();
                     upd = true;
                 } else {
@@ -348,7 +347,6 @@ final class GroupCommitter implements AutoCloseable {
                     insert.setString(2, now.uid());
                     insert.setLong(3, now.createRevision());
                     insert.setLong(4, now.modRevision());
-                    insert.setString(5, now.stored());
                     insert.addBatch();
                     ins = true;
                 }

@@ -173,7 +173,8 @@ public final class SqlStore implements Store, AutoCloseable {
         long started = System.nanoTime();
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(
-                     "SELECT create_revision, mod_revision, obj_value FROM kv_current WHERE obj_key = ?")) {
+                     "SELECT c.create_revision, c.mod_revision, l.obj_value FROM kv_current c"
+                             + " JOIN kv_log l ON l.revision = c.mod_revision WHERE c.obj_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -492,7 +493,8 @@ public final class SqlStore implements Store, AutoCloseable {
                 }
                 List<StoredObject> all = new ArrayList<>();
                 try (PreparedStatement ps = c.prepareStatement(
-                        "SELECT obj_key, create_revision, mod_revision, obj_value FROM kv_current");
+                        "SELECT c.obj_key, c.create_revision, c.mod_revision, l.obj_value FROM kv_current c"
+                                + " JOIN kv_log l ON l.revision = c.mod_revision");
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String key = rs.getString(1);
