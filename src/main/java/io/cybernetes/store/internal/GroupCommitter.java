@@ -41,14 +41,17 @@ final class GroupCommitter implements AutoCloseable {
     private final DataSource dataSource;
     private final int maxBatch;
     private final ValueTransformer transformer;
+    /** The watch cache's latest object for a key (null when it has none), whose values spare reading the log. */
+    private final java.util.function.Function<String, StoredObject> cache;
     private final Consumer<List<WatchEvent>> onCommit;
     private final BlockingQueue<List<WriteOp>> queue = new LinkedBlockingQueue<>();
     private final Thread writer;
     private volatile boolean running = true;
 
     GroupCommitter(DataSource dataSource, int maxBatch, ValueTransformer transformer,
-                   Consumer<List<WatchEvent>> onCommit) {
+                   java.util.function.Function<String, StoredObject> cache, Consumer<List<WatchEvent>> onCommit) {
         this.dataSource = dataSource;
+        this.cache = cache;
         this.maxBatch = maxBatch;
         this.transformer = transformer;
         this.onCommit = onCommit;
@@ -124,7 +127,7 @@ final class GroupCommitter implements AutoCloseable {
             c.setAutoCommit(false);
             try {
                 long revision = lockCounter(c);
-                Map<String, Current> state = loadCurrent(c, batch, transformer);
+                Map<String, Current> state = loadCurrent(c, batch);
                 Map<String, Current> original = new HashMap<>(state);
                 long now = System.currentTimeMillis();
                 try (PreparedStatement logInsert = c.prepareStatement(
@@ -253,41 +256,87 @@ final class GroupCommitter implements AutoCloseable {
 
     /** How many keys the statements that load a batch's keys ask for: a batch's keys are padded to one of these. */
     private static final int[] LOAD_SHAPES = {1, 4, 16, 64, 100};
-    private static final Map<Integer, String> LOAD_BY_SHAPE = java.util.Arrays.stream(LOAD_SHAPES).boxed().collect(
-            java.util.stream.Collectors.toMap(n -> n, n -> "SELECT c.obj_key, c.uid, c.create_revision, c.mod_revision,"
-                    + " l.obj_value FROM kv_current c JOIN kv_log l ON l.revision = c.mod_revision WHERE c.obj_key IN ("
-                    + String.join(",", java.util.Collections.nCopies(n, "?")) + ")"));
+    /** The current rows without their values, which the watch cache mostly has already. */
+    private static final Map<Integer, String> ROWS_BY_SHAPE = byShape("SELECT obj_key, uid, create_revision,"
+            + " mod_revision FROM kv_current WHERE obj_key IN (");
+    /** The values of the rows the watch cache has not caught up with, from the revision log. */
+    private static final Map<Integer, String> VALUES_BY_SHAPE = byShape("SELECT revision, obj_value FROM kv_log"
+            + " WHERE revision IN (");
 
-    private static Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch, ValueTransformer transformer)
-            throws SQLException {
+    private static Map<Integer, String> byShape(String head) {
+        return java.util.Arrays.stream(LOAD_SHAPES).boxed().collect(java.util.stream.Collectors.toMap(n -> n,
+                n -> head + String.join(",", java.util.Collections.nCopies(n, "?")) + ")"));
+    }
+
+    /** A current row, before its value is known. */
+    private record Row(String key, String uid, long createRevision, long modRevision) {
+    }
+
+    /**
+     * The state of the batch's keys: their current rows, with the value the watch cache holds at the row's
+     * revision (the usual case: it follows this writer's commits closely), else the value the log holds.
+     */
+    private Map<String, Current> loadCurrent(Connection c, List<WriteOp> batch) throws SQLException {
         Map<String, Current> state = new HashMap<>();
-        List<String> keys = batch.stream().map(WriteOp::key).distinct().toList();
-        for (int from = 0; from < keys.size(); from += LOAD_SHAPES[LOAD_SHAPES.length - 1]) {
-            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + LOAD_SHAPES[LOAD_SHAPES.length - 1]));
+        List<Object> keys = new ArrayList<>(batch.stream().map(WriteOp::key).distinct().toList());
+        Map<Long, Row> uncached = new HashMap<>();
+        select(c, ROWS_BY_SHAPE, keys, true, rs -> {
+            Row row = new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4));
+            StoredObject cached = cache.apply(row.key());
+            if (cached != null && cached.modRevision() == row.modRevision()) {
+                state.put(row.key(), new Current(row.uid(), row.createRevision(), row.modRevision(), cached.value(),
+                        null, true));
+            } else {
+                uncached.put(row.modRevision(), row);
+            }
+        });
+        if (!uncached.isEmpty()) {
+            select(c, VALUES_BY_SHAPE, new ArrayList<>(uncached.keySet()), false, rs -> {
+                Row row = uncached.get(rs.getLong(1));
+                Current cur;
+                try {
+                    cur = new Current(row.uid(), row.createRevision(), row.modRevision(),
+                            Json.parseStored(transformer.fromStorage(row.key(), rs.getString(2))), null, true);
+                } catch (StorageException unreadable) {
+                    cur = new Current(row.uid(), row.createRevision(), row.modRevision(), null, null, true,
+                            unreadable);
+                }
+                state.put(row.key(), cur);
+            });
+        }
+        return state;
+    }
+
+    private interface RowReader {
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * Runs the statement for the values in chunks, each padded to one of the few shapes (the last value again):
+     * the same few statements every time, which the database keeps parsed, rather than one per batch size.
+     */
+    private static void select(Connection c, Map<Integer, String> byShape, List<Object> values, boolean strings,
+                               RowReader reader) throws SQLException {
+        int most = LOAD_SHAPES[LOAD_SHAPES.length - 1];
+        for (int from = 0; from < values.size(); from += most) {
+            List<Object> chunk = values.subList(from, Math.min(values.size(), from + most));
             int shape = java.util.Arrays.stream(LOAD_SHAPES).filter(n -> n >= chunk.size()).findFirst().orElseThrow();
-            try (PreparedStatement ps = c.prepareStatement(LOAD_BY_SHAPE.get(shape))) {
+            try (PreparedStatement ps = c.prepareStatement(byShape.get(shape))) {
                 for (int i = 0; i < shape; i++) {
-                    // the last key again fills the statement's shape: the same few statements every time, which
-                    // the database keeps parsed, rather than one for every batch size
-                    ps.setString(i + 1, chunk.get(Math.min(i, chunk.size() - 1)));
+                    Object v = chunk.get(Math.min(i, chunk.size() - 1));
+                    if (strings) {
+                        ps.setString(i + 1, (String) v);
+                    } else {
+                        ps.setLong(i + 1, (Long) v);
+                    }
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String key = rs.getString(1);
-                        Current cur;
-                        try {
-                            cur = new Current(rs.getString(2), rs.getLong(3), rs.getLong(4),
-                                    Json.parseStored(transformer.fromStorage(key, rs.getString(5))), null, true);
-                        } catch (StorageException unreadable) {
-                            cur = new Current(rs.getString(2), rs.getLong(3), rs.getLong(4), null, null, true,
-                                    unreadable);
-                        }
-                        state.put(key, cur);
+                        reader.read(rs);
                     }
                 }
             }
         }
-        return state;
     }
 
     private static StorageException check(WriteOp op, Current cur) {

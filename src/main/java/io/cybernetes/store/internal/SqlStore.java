@@ -72,7 +72,8 @@ public final class SqlStore implements Store, AutoCloseable {
         this.cache = new WatchCache(props.watchCacheEvents(), props.watcherQueue());
         logDatabase(dataSource);
         resync();
-        this.committer = new GroupCommitter(dataSource, props.maxBatch(), transformer, localCommits::add);
+        this.committer = new GroupCommitter(dataSource, props.maxBatch(), transformer,
+                key -> cache.latest(key).orElse(null), localCommits::add);
         this.tailer = new Thread(this::tail, "store-log-tailer");
         this.tailer.setDaemon(true);
         this.tailer.start();

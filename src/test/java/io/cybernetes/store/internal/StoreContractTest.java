@@ -416,6 +416,24 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void aReplicaWhoseCacheLagsTheOthersWritesTakesThePreviousObjectFromTheLog() throws Exception {
+        // the lagging replica polls the log once an hour: only its own commits bring its cache up to date
+        StoreProperties lazy = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
+                Duration.ofHours(1));
+        String key = prefix + "shared";
+        try (SqlStore lagging = new SqlStore(dataSource, lazy, logRepository, ValueTransformer.IDENTITY)) {
+            StoredObject v1 = store.create(key, obj("shared", "one"));
+            assertThat(lagging.getCached(key)).as("not seen by the lagging replica's cache").isEmpty();
+            StoredObject v2 = lagging.update(key, obj("shared", "two"), v1.modRevision(), null);
+            StoredObject v3 = store.update(key, obj("shared", "three"), v2.modRevision(), null);
+            StoredObject deleted = lagging.delete(key, v3.modRevision(), null);
+            assertThat(deleted.value().path("data").asString()).as("the object as the other replica last wrote it")
+                    .isEqualTo("three");
+            assertThat(store.history(key)).extracting(e -> e.type().name()).endsWith("DELETED");
+        }
+    }
+
+    @Test
     void theDatabaseHoldsTransformedValuesAndAReplicaThatCannotReadThemLeavesThemOutAndAnswersInternal()
             throws Exception {
         StoreProperties props = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
