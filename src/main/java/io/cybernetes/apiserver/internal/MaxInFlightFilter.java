@@ -210,9 +210,9 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
         }
         for (String term : fieldSelector.split(",")) {
             String t = term.trim();
-            if ((t.startsWith("metadata.name=") && !t.startsWith("metadata.name=="))
-                    ? t.length() > "metadata.name=".length()
-                    : t.startsWith("metadata.name==") && t.length() > "metadata.name==".length()) {
+            String value = t.startsWith("metadata.name==") ? t.substring("metadata.name==".length())
+                    : t.startsWith("metadata.name=") ? t.substring("metadata.name=".length()) : "";
+            if (!value.isEmpty()) {
                 return true;
             }
         }
