@@ -73,7 +73,7 @@ public final class AdmissionChain implements MutatingAdmissionPlugin, Validating
 
     @Override
     public void collect(PrometheusText out) {
-        pluginDurations.writeTo(out, "apiserver_admission_plugin_admission_duration_seconds", "[STABLE] Admission"
+        pluginDurations.writeTo(out, "apiserver_admission_controller_admission_duration_seconds", "[STABLE] Admission"
                 + " controller latency histogram in seconds, identified by name and broken out for each operation and"
                 + " API resource and type (validate or admit).");
         stepDurations.writeTo(out, "apiserver_admission_step_admission_duration_seconds", "[STABLE] Admission sub-step"

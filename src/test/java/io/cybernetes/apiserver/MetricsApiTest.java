@@ -45,10 +45,10 @@ class MetricsApiTest extends SimulatedClusterSupport {
                     "workqueue_adds_total{name=\"replicaset\"}",
                     "scheduler_pending_pods{queue=\"active\"}",
                     "# TYPE scheduler_scheduling_attempt_duration_seconds histogram",
-                    "# TYPE apiserver_admission_plugin_admission_duration_seconds histogram",
-                    "apiserver_admission_plugin_admission_duration_seconds_count{name=\"LimitRanger\","
+                    "# TYPE apiserver_admission_controller_admission_duration_seconds histogram",
+                    "apiserver_admission_controller_admission_duration_seconds_count{name=\"LimitRanger\","
                             + "operation=\"CREATE\",rejected=\"false\",type=\"admit\"}",
-                    "apiserver_admission_plugin_admission_duration_seconds_bucket{name=\"ResourceQuota\","
+                    "apiserver_admission_controller_admission_duration_seconds_bucket{name=\"ResourceQuota\","
                             + "operation=\"CREATE\",rejected=\"false\",type=\"validate\",le=\"0.005\"}",
                     "apiserver_admission_step_admission_duration_seconds_count{operation=\"CREATE\","
                             + "rejected=\"false\",type=\"validate\"}");

@@ -274,6 +274,16 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
         eventually(() -> assertThat(deployment("spent", 1).text("message")).endsWith("denied request: validation"
                 + " failed due to running out of cost budget, no further validation rules will be run"));
         assertThat(delete(BINDINGS + "/" + budget).code()).isEqualTo(200);
+        // match conditions have a budget of their own, a quarter of that: four such conditions overrun it
+        String conditions = String.join(",", java.util.Collections.nCopies(4, "{\"name\":\"c%d\",\"expression\":\""
+                + two + "\"}"));
+        conditions = conditions.formatted(1, 2, 3, 4);
+        String gated = "gated-" + id;
+        install(policy(gated, "\"matchConditions\":[" + conditions + "],\"validations\":[{\"expression\":\"true\"}]"),
+                binding(gated, gated, "\"Deny\"", ""));
+        eventually(() -> assertThat(deployment("gated", 1).text("message")).endsWith("denied request: validation"
+                + " failed due to running out of cost budget, no further validation rules will be run"));
+        assertThat(delete(BINDINGS + "/" + gated).code()).isEqualTo(200);
         String lenient = "lenient-" + id;
         install(policy(lenient, "\"failurePolicy\":\"Ignore\",\"validations\":[" + validations + "]"),
                 binding(lenient, lenient, "\"Deny\"", ""));

@@ -299,6 +299,16 @@ class WebhookApiTest extends ApiTestSupport {
         configure("validating", "broken", hook("/deny"), ",\"failurePolicy\":\"Ignore\",\"matchConditions\":[{"
                 + "\"name\":\"missing-field\",\"expression\":\"object.spec.nothing == 'x'\"}]");
         eventually(() -> assertThat(configMap("forbidden-i" + System.nanoTime(), "?dryRun=All").code()).isEqualTo(201));
+        removeConfigurations();
+        // a webhook's conditions share Kubernetes' budget of 2,500,000: eight authorization checks overrun it
+        StringBuilder costly = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            costly.append(i == 0 ? "" : ",").append("{\"name\":\"c").append(i).append("\",\"expression\":\"!(authorizer")
+                    .append(".path('/a').check('get').errored() || authorizer.path('/b').check('get').errored())\"}");
+        }
+        configure("validating", "costly", hook("/deny"), ",\"matchConditions\":[" + costly + "]");
+        eventually(() -> assertThat(configMap("forbidden-b" + System.nanoTime(), "?dryRun=All").text("message"))
+                .endsWith("validation failed due to running out of cost budget, no further validation rules will be run"));
     }
 
     @Test

@@ -395,7 +395,7 @@ public final class Benchmark {
                 + " = %.2f (all rounds together)%n", combined(storage, 1) / combined(storage, 0),
                 combined(policies, 1) / combined(policies, 0));
         System.out.printf(Locale.ROOT, "the ValidatingAdmissionPolicy plugin's own time per create while 10 policies"
-                + " matched: %.1f µs (apiserver_admission_plugin_admission_duration_seconds, %,.0f calls)%n",
+                + " matched: %.1f µs (apiserver_admission_controller_admission_duration_seconds, %,.0f calls)%n",
                 pluginSeconds / pluginCalls * 1e6, pluginCalls);
     }
 
@@ -404,9 +404,9 @@ public final class Benchmark {
         String labels = "{name=\"ValidatingAdmissionPolicy\",operation=\"CREATE\",rejected=\"false\",type=\"validate\"}";
         double[] out = new double[2];
         for (String line : http("GET", "/metrics", null).body().split("\n")) {
-            if (line.startsWith("apiserver_admission_plugin_admission_duration_seconds_sum" + labels)) {
+            if (line.startsWith("apiserver_admission_controller_admission_duration_seconds_sum" + labels)) {
                 out[0] = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            } else if (line.startsWith("apiserver_admission_plugin_admission_duration_seconds_count" + labels)) {
+            } else if (line.startsWith("apiserver_admission_controller_admission_duration_seconds_count" + labels)) {
                 out[1] = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }

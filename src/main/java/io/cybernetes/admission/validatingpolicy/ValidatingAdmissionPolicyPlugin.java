@@ -53,6 +53,8 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
             .build(), 1_000_000);
     /** What the expressions of one policy evaluation (one binding, one set of parameters) may spend together. */
     static final long REQUEST_BUDGET = 10_000_000;
+    /** What a binding's match conditions may spend together, for one set of parameters (Kubernetes': a quarter). */
+    public static final long MATCH_CONDITIONS_BUDGET = 2_500_000;
 
     private final ClusterReader cluster;
     private final ResourceRegistry registry;
@@ -166,7 +168,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
      */
     private static String matchConditionsError(JsonNode spec, Map<String, Object> vars) {
         String conditionError = null;
-        CelPrograms.Budget budget = new CelPrograms.Budget(REQUEST_BUDGET);
+        CelPrograms.Budget budget = new CelPrograms.Budget(MATCH_CONDITIONS_BUDGET);
         for (JsonNode c : spec.path("matchConditions")) {
             String expression = c.path("expression").asString("");
             try {

@@ -30,6 +30,8 @@ public final class MatchConditions {
 
     /** The most conditions a webhook may have. */
     public static final int MAX = 64;
+    /** What one webhook's conditions may spend together for a request. */
+    static final long BUDGET = 2_500_000;
     private static final CelPrograms CEL = new CelPrograms(CelAuthorizer.declare(CelValues.builder())
             .addVar("object", SimpleType.DYN)
             .addVar("oldObject", SimpleType.DYN)
@@ -61,15 +63,19 @@ public final class MatchConditions {
         vars.put("request", request(a));
         CelAuthorizer.bind(vars, access, a);
         List<String> errors = new ArrayList<>();
+        // the webhook's conditions share one budget, as Kubernetes' (a quarter of a policy's)
+        CelPrograms.Budget budget = new CelPrograms.Budget(BUDGET);
         for (JsonNode c : conditions) {
             String expression = c.path("expression").asString("");
             try {
-                Object result = CEL.evaluate(expression, vars);
+                Object result = CEL.evaluate(expression, vars, budget);
                 if (!(result instanceof Boolean b)) {
                     errors.add("expression '" + expression + "' resulted in error: must evaluate to bool");
                 } else if (!b) {
                     return Outcome.NO_MATCH;
                 }
+            } catch (CelPrograms.BudgetExhausted spent) {
+                return new Outcome(false, spent.getMessage());
             } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
                 errors.add("expression '" + expression + "' resulted in error: " + message(e));
             }

@@ -172,14 +172,19 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
                 || (watch && !RequestReader.isTrue(parameter.apply("sendInitialEvents")))) {
             return 1;
         }
-        long count = stored.getAsLong();
-        long limit = count;
         String limitParam = parameter.apply("limit");
-        if (limitParam != null && limitParam.matches("[0-9]{1,18}") && Long.parseLong(limitParam) > 0) {
-            limit = Math.min(count, Long.parseLong(limitParam));
+        long asked = 0;
+        if (!isEmpty(limitParam)) {
+            try {
+                asked = Long.parseLong(limitParam);
+            } catch (NumberFormatException invalid) {
+                return max; // bound to fail validation: as Kubernetes, the most it may take
+            }
         }
+        long count = stored.getAsLong();
+        long limit = asked > 0 ? Math.min(count, asked) : count;
         long objects;
-        if (watch || !fromStorage(parameter, limitParam)) {
+        if (watch || !fromStorage(parameter, asked)) {
             objects = count;
         } else if (!isEmpty(parameter.apply("fieldSelector")) || !isEmpty(parameter.apply("labelSelector"))) {
             objects = count + limit;
@@ -190,14 +195,13 @@ final class MaxInFlightFilter extends OncePerRequestFilter {
     }
 
     /** Whether a list is served from storage rather than the watch cache, by Kubernetes' rules. */
-    private static boolean fromStorage(java.util.function.Function<String, String> parameter, String limit) {
+    private static boolean fromStorage(java.util.function.Function<String, String> parameter, long limit) {
         String match = parameter.apply("resourceVersionMatch");
         String rv = parameter.apply("resourceVersion");
         if (!isEmpty(match) && !match.equals("NotOlderThan")) {
             return true; // Exact, or one that fails validation
         }
-        if (isEmpty(match) && limit != null && !limit.isEmpty() && !limit.equals("0") && !isEmpty(rv)
-                && !rv.equals("0")) {
+        if (isEmpty(match) && limit > 0 && !isEmpty(rv) && !rv.equals("0")) {
             return true; // the legacy exact match
         }
         return !isEmpty(parameter.apply("continue"));

@@ -223,6 +223,9 @@ class MaxInFlightFilterTest {
                 .as("from storage with a selector: all stored and the limit").isEqualTo(501);
         assertThat(seats(false, "fieldSelector=metadata.name%3Dweb", stored)).as("one object by name").isEqualTo(1);
         assertThat(seats(false, "fieldSelector=status.phase%3DRunning", stored)).isEqualTo(500);
+        assertThat(seats(false, "limit=-1&resourceVersion=7", stored)).as("no limit: not the legacy exact match")
+                .isEqualTo(500);
+        assertThat(seats(false, "limit=many", 10)).as("options bound to fail take the most").isEqualTo(10_000);
         assertThat(seats(false, "", 250)).isEqualTo(3);
         assertThat(seats(false, "", 0)).isEqualTo(1);
         assertThat(MaxInFlightFilter.listSeats(false, p -> null, () -> stored, 10)).as("never past the level's most")

@@ -114,6 +114,7 @@ public class ResourceController {
                         throw ApiException.badRequest(info.group() + "/" + info.version()
                                 + " is served by an extension API server, over HTTP only");
                     }
+                    servlet.watchRelayed();
                     p.proxy(servlet);
                     return null;
                 }

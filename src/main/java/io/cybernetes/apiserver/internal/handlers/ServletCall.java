@@ -91,7 +91,13 @@ public final class ServletCall implements ApiCall {
             WebSocketWatch.upgrade(request, response, opened);
             return null;
         }
-        AsyncContext async = request.startAsync();
+        AsyncContext async;
+        try {
+            async = request.startAsync();
+        } catch (IllegalStateException notAsync) {
+            opened.close(); // its seats and its place in the store go back
+            throw notAsync;
+        }
         async.setTimeout(0);
         // When the client goes away, the container ends the request: end the watch with it.
         async.addListener(new AsyncListener() {
@@ -125,6 +131,17 @@ public final class ServletCall implements ApiCall {
             completeQuietly(async);
         }
         return null;
+    }
+
+    /**
+     * Gives back what API Priority and Fairness holds for a watch that is not streamed here (one relayed to
+     * an extension API server): it is initialized once the relay is under way, as Kubernetes counts it.
+     */
+    void watchRelayed() {
+        if (request.getAttribute(WatchStreamer.INITIALIZATION) instanceof Runnable initialized) {
+            request.removeAttribute(WatchStreamer.INITIALIZATION);
+            initialized.run();
+        }
     }
 
     /** The response's output, as a watch writes to it. */
