@@ -7,8 +7,12 @@ package io.cybernetes.admission;
  */
 public interface AccessChecker {
 
-    /** The authorizers' answer: allowed or not, with the reason they gave. */
-    record Verdict(boolean allowed, String reason) {
+    /** The authorizers' answer: allowed or not, with the reason they gave and the error, if one kept them from answering. */
+    record Verdict(boolean allowed, String reason, String error) {
+
+        public Verdict(boolean allowed, String reason) {
+            this(allowed, reason, "");
+        }
     }
 
     /** The answer for the verb on a resource (group, resource, subresource; a namespace, or none: cluster-wide; a name, or none). */

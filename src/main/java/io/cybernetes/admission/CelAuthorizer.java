@@ -56,7 +56,7 @@ public final class CelAuthorizer {
         }
     }
 
-    record Decision(boolean allowed, String reason) {
+    record Decision(boolean allowed, String reason, String error) {
     }
 
     /** Declares the variables, the functions and their implementations in the environment being built. */
@@ -104,8 +104,8 @@ public final class CelAuthorizer {
                                 CelAuthorizer::check),
                         CelFunctionBinding.from("decision_allowed", Decision.class, Decision::allowed),
                         CelFunctionBinding.from("decision_reason", Decision.class, Decision::reason),
-                        CelFunctionBinding.from("decision_errored", Decision.class, d -> false),
-                        CelFunctionBinding.from("decision_error", Decision.class, d -> ""));
+                        CelFunctionBinding.from("decision_errored", Decision.class, d -> !d.error().isEmpty()),
+                        CelFunctionBinding.from("decision_error", Decision.class, Decision::error));
     }
 
     /** The two variables for a request: the requester's authorizer, and a check of the request's resource. */
@@ -135,13 +135,13 @@ public final class CelAuthorizer {
         CelValues.charge(CHECK_COST);
         AccessChecker.Verdict v = p.subject().access().checkPath(p.subject().user(), verb.toLowerCase(Locale.ROOT),
                 p.path());
-        return new Decision(v.allowed(), v.reason());
+        return new Decision(v.allowed(), v.reason(), v.error());
     }
 
     private static Decision check(ResourceCheck r, String verb) {
         CelValues.charge(CHECK_COST);
         AccessChecker.Verdict v = r.subject().access().check(r.subject().user(), verb, r.group(), r.resource(),
                 r.subresource(), r.namespace(), r.name());
-        return new Decision(v.allowed(), v.reason());
+        return new Decision(v.allowed(), v.reason(), v.error());
     }
 }

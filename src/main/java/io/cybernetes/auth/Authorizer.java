@@ -34,10 +34,22 @@ public interface Authorizer {
                 : ApiException.forbidden("forbidden: " + why);
     }
 
-    /** An authorizer's answer with the reason people see in a 403 or an access review. */
-    record Decision(Outcome outcome, String reason) {
+    /**
+     * An authorizer's answer with the reason people see in a 403 or an access review, and the error that kept
+     * an authorizer from answering (empty when none did; such a one has no opinion).
+     */
+    record Decision(Outcome outcome, String reason, String error) {
 
         public enum Outcome { ALLOW, DENY, NO_OPINION }
+
+        public Decision(Outcome outcome, String reason) {
+            this(outcome, reason, "");
+        }
+
+        /** No opinion, because the authorizer could not be asked (a webhook down). */
+        public static Decision failed(String error) {
+            return new Decision(Outcome.NO_OPINION, "", error == null || error.isEmpty() ? "unknown error" : error);
+        }
 
         public static Decision allow(String reason) {
             return new Decision(Outcome.ALLOW, reason);

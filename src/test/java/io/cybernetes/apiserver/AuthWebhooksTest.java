@@ -159,6 +159,12 @@ class AuthWebhooksTest extends ApiTestSupport {
             assertThat(down.code()).as("a webhook that fails allows nothing").isEqualTo(403);
             assertThat(down.text("message")).as("the cause stays in the server's log").doesNotContain("127.0.0.1");
             assertThat(get(cms).code()).as("the admin is not asked about").isEqualTo(200);
+            Response review = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", """
+                    {"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"dave",
+                     "resourceAttributes":{"namespace":"webhook-ns","verb":"list","resource":"secrets"}}}""");
+            assertThat(review.json().path("status").path("allowed").asBoolean(true)).isFalse();
+            assertThat(review.text("status.evaluationError")).as("an access review says the webhook failed")
+                    .isNotEmpty();
         } finally {
             AUTHZ_DOWN.set(false);
         }

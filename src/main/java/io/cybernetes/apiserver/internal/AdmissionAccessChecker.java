@@ -30,7 +30,7 @@ class AdmissionAccessChecker implements AccessChecker {
 
     private Verdict verdict(RequestAttributes attributes) {
         Authorizer.Decision d = authorizer.authorize(attributes);
-        return new Verdict(d.allowed(), d.reason() == null ? "" : d.reason());
+        return new Verdict(d.allowed(), d.reason() == null ? "" : d.reason(), d.error() == null ? "" : d.error());
     }
 
     private static UserInfo who(Attributes.User user) {

@@ -82,6 +82,7 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
             return Decision.allow("");
         }
         List<String> reasons = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
         for (Authorizer z : chain) {
             Decision d = z.authorize(a);
             if (d.outcome() != Decision.Outcome.NO_OPINION) {
@@ -90,8 +91,11 @@ final class AuthorizerChain implements Authorizer, RuleResolver {
             if (!d.reason().isEmpty()) {
                 reasons.add(d.reason());
             }
+            if (!d.error().isEmpty()) {
+                errors.add(d.error());
+            }
         }
-        return Decision.noOpinion(String.join(", ", reasons));
+        return new Decision(Decision.Outcome.NO_OPINION, String.join(", ", reasons), String.join(", ", errors));
     }
 
     @Override

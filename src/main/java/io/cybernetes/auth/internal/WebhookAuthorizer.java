@@ -86,7 +86,7 @@ final class WebhookAuthorizer implements Authorizer {
             // as kube-apiserver: no opinion (the next mode may still decide; nothing allows by default), the
             // cause in the server's log and not in the client's answer, and nothing remembered
             log.warn("the authorization webhook failed: {}", e.getMessage());
-            return Decision.noOpinion("");
+            return Decision.failed(e.getMessage());
         }
         String reason = status.path("reason").asString("");
         Decision d = status.path("allowed").asBoolean(false) ? Decision.allow(reason)

@@ -99,6 +99,9 @@ public final class AccessReviews {
         if (!d.reason().isEmpty()) {
             status.put("reason", d.reason());
         }
+        if (!d.error().isEmpty()) {
+            status.put("evaluationError", d.error());
+        }
         return status;
     }
 
