@@ -152,7 +152,10 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
             try {
                 failures = validate(a, policy, vars, budget, failClosed);
             } catch (CelPrograms.BudgetExhausted spent) {
-                // as Kubernetes: no further expressions run, and the policy's failure policy decides
+                // as Kubernetes: no further expressions run, none of the policy's audit annotations are kept, and
+                // the policy's failure policy decides
+                String own = Json.text(policy, "metadata.name") + "/";
+                a.auditAnnotations().keySet().removeIf(k -> k.startsWith(own));
                 failures = failClosed ? List.of(new Failure(spent.getMessage(), "", -1)) : List.of();
             }
             decide(a, policy, binding, failures);

@@ -303,6 +303,12 @@ final class GroupCommitter implements AutoCloseable {
                 }
                 state.put(row.key(), cur);
             });
+            for (Row row : uncached.values()) {
+                // compaction keeps a current row's revision: one missing is damage, never an absent object
+                state.putIfAbsent(row.key(), new Current(row.uid(), row.createRevision(), row.modRevision(), null, null,
+                        true, new StorageException(Code.INTERNAL, row.key(), "the revision log has no value for"
+                        + " revision " + row.modRevision() + " of " + row.key())));
+            }
         }
         return state;
     }

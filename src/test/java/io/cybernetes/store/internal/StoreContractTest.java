@@ -434,6 +434,22 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void aCurrentRowWhoseLogValueIsGoneIsDamageNotAnAbsentObject() throws Exception {
+        StoreProperties lazy = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
+                Duration.ofHours(1));
+        String key = prefix + "damaged";
+        try (SqlStore lagging = new SqlStore(dataSource, lazy, logRepository, ValueTransformer.IDENTITY)) {
+            StoredObject v1 = store.create(key, obj("damaged", "one"));
+            new JdbcTemplate(dataSource).update("DELETE FROM kv_log WHERE revision = ?", v1.modRevision());
+            assertThatThrownBy(() -> lagging.create(key, obj("damaged", "again")))
+                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.isExists()).isTrue());
+            assertThatThrownBy(() -> lagging.update(key, obj("damaged", "two"), v1.modRevision(), null))
+                    .isInstanceOfSatisfying(StorageException.class,
+                            e -> assertThat(e.code()).isEqualTo(StorageException.Code.INTERNAL));
+        }
+    }
+
+    @Test
     void theDatabaseHoldsTransformedValuesAndAReplicaThatCannotReadThemLeavesThemOutAndAnswersInternal()
             throws Exception {
         StoreProperties props = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
