@@ -71,6 +71,11 @@ public final class CelPrograms {
         try {
             return CelValues.run(program(expression), vars, meter);
         } catch (CelEvaluationException | RuntimeException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof BudgetExhausted inner) {
+                    throw inner; // spent by an expression this one reads (a policy's variable)
+                }
+            }
             if (limit < stepLimit && CelValues.costExceeded(e)) {
                 budget.remaining = 0;
                 throw new BudgetExhausted();

@@ -291,6 +291,27 @@ class ValidatingAdmissionPolicyApiTest extends ApiTestSupport {
     }
 
     @Test
+    void variablesAreEvaluatedWhenReadAndOneThatFailsFailsWhatReadsIt() {
+        // "costly" would overrun an expression's limit, but nothing reads it; "missing" fails when read
+        String name = "lazy-vars-" + id;
+        String check = "authorizer.path('/%s').check('get').errored()";
+        install(policy(name, """
+                "variables":[{"name":"costly","expression":"%s || %s || %s"},
+                             {"name":"replicas","expression":"object.spec.replicas"},
+                             {"name":"missing","expression":"object.spec.nothing"}],
+                "validations":[{"expression":"variables.replicas <= 3","message":"at most 3"},
+                               {"expression":"object.metadata.name != 'strict' || variables.missing == 1"}]"""
+                .formatted(check.formatted("a"), check.formatted("b"), check.formatted("c"))),
+                binding(name, name, "\"Deny\"", ""));
+        eventually(() -> assertThat(deployment("many", 4).text("message")).endsWith("denied request: at most 3"));
+        assertThat(deployment("few", 2).code()).as("the unread costly variable costs nothing").isEqualTo(201);
+        Response strict = deployment("strict", 1);
+        assertThat(strict.code()).isEqualTo(422);
+        assertThat(strict.text("message")).contains("denied request: expression 'object.metadata.name != 'strict' ||"
+                + " variables.missing == 1' resulted in error: no such key: nothing");
+    }
+
+    @Test
     void malformedPoliciesAndBindingsAreRefused() {
         Response badCel = post(POLICIES, policy("bad-" + id, "\"validations\":[{\"expression\":\"object.spec.replicas <=\"}]"));
         assertThat(badCel.code()).isEqualTo(422);

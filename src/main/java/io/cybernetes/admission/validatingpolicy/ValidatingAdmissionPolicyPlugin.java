@@ -198,57 +198,117 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
     private static List<Failure> validate(Attributes a, ObjectNode policy, Map<String, Object> vars,
                                           CelPrograms.Budget budget, boolean failClosed) {
         JsonNode spec = policy.path("spec");
-        Map<String, Object> declared = new LinkedHashMap<>();
-        Map<String, String> variableErrors = new HashMap<>();
-        vars.put("variables", declared);
-        for (JsonNode v : spec.path("variables")) {
-            String name = v.path("name").asString("");
-            String expression = v.path("expression").asString("");
-            try {
-                declared.put(name, CEL.evaluate(expression, vars, budget));
-            } catch (CelPrograms.BudgetExhausted spent) {
-                throw spent;
-            } catch (Exception e) {
-                variableErrors.put(name, "expression '" + expression + "' resulted in error: "
-                        + MatchConditions.message(e));
-            }
-        }
+        vars.put("variables", new Variables(spec.path("variables"), vars, budget));
         List<Failure> failures = new ArrayList<>();
         JsonNode validations = spec.path("validations");
         for (int i = 0; i < validations.size(); i++) {
             JsonNode v = validations.get(i);
             String expression = v.path("expression").asString("");
-            String error = erroredVariable(expression, variableErrors);
+            String error = null;
             Object result = null;
-            if (error == null) {
-                try {
-                    result = CEL.evaluate(expression, vars, budget);
-                    if (!(result instanceof Boolean)) {
-                        error = "expression '" + expression + "' resulted in error: must evaluate to bool";
-                    }
-                } catch (CelPrograms.BudgetExhausted spent) {
-                    throw spent;
-                } catch (Exception e) {
-                    error = "expression '" + expression + "' resulted in error: " + MatchConditions.message(e);
+            try {
+                result = CEL.evaluate(expression, vars, budget);
+                if (!(result instanceof Boolean)) {
+                    error = "expression '" + expression + "' resulted in error: must evaluate to bool";
                 }
+            } catch (CelPrograms.BudgetExhausted spent) {
+                throw spent;
+            } catch (Exception e) {
+                error = "expression '" + expression + "' resulted in error: " + errorOf(e);
             }
             if (error != null) {
                 if (failClosed) {
                     failures.add(new Failure(error, "", i));
                 }
             } else if (Boolean.FALSE.equals(result)) {
-                failures.add(new Failure(message(v, vars, variableErrors, budget), v.path("reason").asString(""), i));
+                failures.add(new Failure(message(v, vars, budget), v.path("reason").asString(""), i));
             }
         }
-        annotate(a, policy, vars, variableErrors, budget);
+        annotate(a, policy, vars, budget);
         return failures;
     }
 
+    /**
+     * A policy's variables as its expressions see them: each evaluated when one first reads it and then kept,
+     * as Kubernetes composes them, its cost taken from the evaluation's budget; one that fails makes every
+     * expression reading it fail with its error.
+     */
+    private static final class Variables extends java.util.AbstractMap<String, Object> {
+        private final Map<String, String> expressions = new LinkedHashMap<>();
+        private final Map<String, Object> values = new HashMap<>();
+        private final Map<String, VariableFailed> failed = new HashMap<>();
+        private final Map<String, Object> vars;
+        private final CelPrograms.Budget budget;
+
+        Variables(JsonNode declared, Map<String, Object> vars, CelPrograms.Budget budget) {
+            declared.forEach(v -> expressions.put(v.path("name").asString(""), v.path("expression").asString("")));
+            this.vars = vars;
+            this.budget = budget;
+        }
+
+        @Override
+        public Object get(Object key) {
+            if (!(key instanceof String name) || !expressions.containsKey(name)) {
+                return null;
+            }
+            if (values.containsKey(name)) {
+                return values.get(name);
+            }
+            if (failed.containsKey(name)) {
+                throw failed.get(name);
+            }
+            try {
+                Object value = CEL.evaluate(expressions.get(name), vars, budget);
+                values.put(name, value);
+                return value;
+            } catch (CelPrograms.BudgetExhausted spent) {
+                throw spent;
+            } catch (Exception e) {
+                VariableFailed f = new VariableFailed(errorOf(e));
+                failed.put(name, f);
+                throw f;
+            }
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return key instanceof String name && expressions.containsKey(name);
+        }
+
+        @Override
+        public int size() {
+            return expressions.size();
+        }
+
+        @Override
+        public java.util.Set<Map.Entry<String, Object>> entrySet() {
+            Map<String, Object> all = new LinkedHashMap<>();
+            expressions.keySet().forEach(name -> all.put(name, get(name)));
+            return all.entrySet();
+        }
+    }
+
+    /** A variable's evaluation failed: the expressions reading it fail with its error. */
+    private static final class VariableFailed extends RuntimeException {
+        VariableFailed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** What went wrong in an evaluation: a variable's own error when one it read failed. */
+    private static String errorOf(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof VariableFailed f) {
+                return f.getMessage();
+            }
+        }
+        return MatchConditions.message(e);
+    }
+
     /** The message of a failed validation: its messageExpression's string, else its message, else the expression. */
-    private static String message(JsonNode v, Map<String, Object> vars, Map<String, String> variableErrors,
-                                  CelPrograms.Budget budget) {
+    private static String message(JsonNode v, Map<String, Object> vars, CelPrograms.Budget budget) {
         String messageExpression = v.path("messageExpression").asString("");
-        if (!messageExpression.isEmpty() && erroredVariable(messageExpression, variableErrors) == null) {
+        if (!messageExpression.isEmpty()) {
             try {
                 if (CEL.evaluate(messageExpression, vars, budget) instanceof String s && !s.isBlank()
                         && !s.contains("\n")) {
@@ -264,25 +324,11 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         return message.isEmpty() ? "failed expression: " + v.path("expression").asString("") : message;
     }
 
-    /** Why an expression cannot be evaluated: a variable it uses failed; null when none did. */
-    private static String erroredVariable(String expression, Map<String, String> variableErrors) {
-        for (Map.Entry<String, String> e : variableErrors.entrySet()) {
-            if (expression.matches("(?s).*\\bvariables\\s*\\.\\s*" + java.util.regex.Pattern.quote(e.getKey())
-                    + "\\b.*")) {
-                return e.getValue();
-            }
-        }
-        return null;
-    }
-
     private static void annotate(Attributes a, ObjectNode policy, Map<String, Object> vars,
-                                 Map<String, String> variableErrors, CelPrograms.Budget budget) {
+                                 CelPrograms.Budget budget) {
         String policyName = Json.text(policy, "metadata.name");
         for (JsonNode annotation : policy.path("spec").path("auditAnnotations")) {
             String expression = annotation.path("valueExpression").asString("");
-            if (erroredVariable(expression, variableErrors) != null) {
-                continue;
-            }
             try {
                 if (CEL.evaluate(expression, vars, budget) instanceof String s && !s.isEmpty()) {
                     a.auditAnnotations().put(policyName + "/" + annotation.path("key").asString(""),

@@ -91,7 +91,12 @@ public final class MatchConditions {
             return "operation cancelled: actual cost limit exceeded";
         }
         String m = e.getMessage();
-        return m == null ? e.getClass().getSimpleName() : m.replaceFirst("^evaluation error: ", "");
+        if (m == null) {
+            return e.getClass().getSimpleName();
+        }
+        // cel-go's words for what dev.cel reports with its position: "no such key: name"
+        m = m.replaceFirst("^evaluation error(?: at [^:]*:\\d+)?: ", "");
+        return m.replaceFirst("^key '(.*)' is not present in map\\.?$", "no such key: $1");
     }
 
     /** The admission request as the expressions see it (the {@code request} variable, in policies too). */
