@@ -86,9 +86,14 @@ class WebhookClientTest {
         RequestAttributes get = RequestAttributes.resource(UserInfo.authenticated("erin", "", List.of()), "get", "",
                 "pods", "", "ns", "p");
         answer.set("not json at all");
-        assertThat(z.authorize(get)).as("no opinion, the cause only in the log").isEqualTo(Decision.noOpinion(""));
+        Decision garbage = z.authorize(get);
+        assertThat(garbage.outcome()).isEqualTo(Decision.Outcome.NO_OPINION);
+        assertThat(garbage.reason()).as("no reason for the client to see").isEmpty();
+        assertThat(garbage.error()).as("the error, for access reviews and CEL's errored()").isNotEmpty();
         answer.set("status:503");
-        assertThat(z.authorize(get)).isEqualTo(Decision.noOpinion(""));
+        Decision failed = z.authorize(get);
+        assertThat(failed.outcome()).isEqualTo(Decision.Outcome.NO_OPINION);
+        assertThat(failed.error()).isNotEmpty();
         answer.set("{\"status\":{\"allowed\":true,\"reason\":\"fine\"}}");
         assertThat(z.authorize(get)).isEqualTo(Decision.allow("fine"));
         answer.set("{\"status\":{\"allowed\":false}}");
