@@ -109,12 +109,12 @@ final class GroupCommitter implements AutoCloseable {
 
     /**
      * The state of one key as seen inside a batch; value null means absent, or (with {@code unreadable})
-     * present but not readable with the configured providers. {@code stored} is the text to write.
+     * present but not readable with the configured providers.
      */
-    private record Current(String uid, long createRevision, long modRevision, ObjectNode value, String stored,
-                           boolean inDatabase, StorageException unreadable) {
-        Current(String uid, long createRevision, long modRevision, ObjectNode value, String stored, boolean inDatabase) {
-            this(uid, createRevision, modRevision, value, stored, inDatabase, null);
+    private record Current(String uid, long createRevision, long modRevision, ObjectNode value, boolean inDatabase,
+                           StorageException unreadable) {
+        Current(String uid, long createRevision, long modRevision, ObjectNode value, boolean inDatabase) {
+            this(uid, createRevision, modRevision, value, inDatabase, null);
         }
     }
 
@@ -160,13 +160,12 @@ final class GroupCommitter implements AutoCloseable {
                         }
                         logInsert.setLong(6, now);
                         String json = Json.write(stamped);
-                        String stored = transformer.toStorage(op.key(), json);
-                        logInsert.setString(7, stored);
+                        logInsert.setString(7, transformer.toStorage(op.key(), json));
                         logInsert.addBatch();
                         boolean inDb = cur != null && cur.inDatabase();
                         state.put(op.key(), op.kind() == WriteOp.Kind.DELETE
-                                ? new Current(null, 0, rev, null, null, inDb)
-                                : new Current(uidOf(stamped), createRev, rev, stamped, stored, inDb));
+                                ? new Current(null, 0, rev, null, inDb)
+                                : new Current(uidOf(stamped), createRev, rev, stamped, inDb));
                         applied.add(op);
                         results.add(new StoredObject(op.key(), createRev, rev, stamped, json));
                         events.add(new WatchEvent(type, rev, op.key(), stamped, cur == null ? null : cur.value(), json));
@@ -270,6 +269,10 @@ final class GroupCommitter implements AutoCloseable {
 
     /** A current row, before its value is known. */
     private record Row(String key, String uid, long createRevision, long modRevision) {
+
+        Current with(ObjectNode value, StorageException unreadable) {
+            return new Current(uid, createRevision, modRevision, value, true, unreadable);
+        }
     }
 
     /**
@@ -280,34 +283,29 @@ final class GroupCommitter implements AutoCloseable {
         Map<String, Current> state = new HashMap<>();
         List<Object> keys = new ArrayList<>(batch.stream().map(WriteOp::key).distinct().toList());
         Map<Long, Row> uncached = new HashMap<>();
-        select(c, ROWS_BY_SHAPE, keys, true, rs -> {
+        select(c, ROWS_BY_SHAPE, keys, rs -> {
             Row row = new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4));
             StoredObject cached = cache.apply(row.key());
             if (cached != null && cached.modRevision() == row.modRevision()) {
-                state.put(row.key(), new Current(row.uid(), row.createRevision(), row.modRevision(), cached.value(),
-                        null, true));
+                state.put(row.key(), row.with(cached.value(), null));
             } else {
                 uncached.put(row.modRevision(), row);
             }
         });
         if (!uncached.isEmpty()) {
-            select(c, VALUES_BY_SHAPE, new ArrayList<>(uncached.keySet()), false, rs -> {
+            select(c, VALUES_BY_SHAPE, new ArrayList<>(uncached.keySet()), rs -> {
                 Row row = uncached.get(rs.getLong(1));
-                Current cur;
                 try {
-                    cur = new Current(row.uid(), row.createRevision(), row.modRevision(),
-                            Json.parseStored(transformer.fromStorage(row.key(), rs.getString(2))), null, true);
+                    state.put(row.key(), row.with(Json.parseStored(transformer.fromStorage(row.key(),
+                            rs.getString(2))), null));
                 } catch (StorageException unreadable) {
-                    cur = new Current(row.uid(), row.createRevision(), row.modRevision(), null, null, true,
-                            unreadable);
+                    state.put(row.key(), row.with(null, unreadable));
                 }
-                state.put(row.key(), cur);
             });
             for (Row row : uncached.values()) {
                 // compaction keeps a current row's revision: one missing is damage, never an absent object
-                state.putIfAbsent(row.key(), new Current(row.uid(), row.createRevision(), row.modRevision(), null, null,
-                        true, new StorageException(Code.INTERNAL, row.key(), "the revision log has no value for"
-                        + " revision " + row.modRevision() + " of " + row.key())));
+                state.putIfAbsent(row.key(), row.with(null, new StorageException(Code.INTERNAL, row.key(),
+                        "the revision log has no value for revision " + row.modRevision() + " of " + row.key())));
             }
         }
         return state;
@@ -321,20 +319,15 @@ final class GroupCommitter implements AutoCloseable {
      * Runs the statement for the values in chunks, each padded to one of the few shapes (the last value again):
      * the same few statements every time, which the database keeps parsed, rather than one per batch size.
      */
-    private static void select(Connection c, Map<Integer, String> byShape, List<Object> values, boolean strings,
-                               RowReader reader) throws SQLException {
+    private static void select(Connection c, Map<Integer, String> byShape, List<Object> values, RowReader reader)
+            throws SQLException {
         int most = LOAD_SHAPES[LOAD_SHAPES.length - 1];
         for (int from = 0; from < values.size(); from += most) {
             List<Object> chunk = values.subList(from, Math.min(values.size(), from + most));
             int shape = java.util.Arrays.stream(LOAD_SHAPES).filter(n -> n >= chunk.size()).findFirst().orElseThrow();
             try (PreparedStatement ps = c.prepareStatement(byShape.get(shape))) {
                 for (int i = 0; i < shape; i++) {
-                    Object v = chunk.get(Math.min(i, chunk.size() - 1));
-                    if (strings) {
-                        ps.setString(i + 1, (String) v);
-                    } else {
-                        ps.setLong(i + 1, (Long) v);
-                    }
+                    ps.setObject(i + 1, chunk.get(Math.min(i, chunk.size() - 1)));
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
