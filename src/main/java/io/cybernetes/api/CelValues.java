@@ -130,8 +130,43 @@ public final class CelValues {
         return of(n);
     }
 
+    /**
+     * A map for CEL whose values are made when an expression reads them by name; only iterating over it
+     * (a comprehension over its keys, an equality) makes them all.
+     */
+    public abstract static class LazyMap extends java.util.AbstractMap<String, Object> {
+
+        /** The keys. */
+        protected abstract java.util.Collection<String> names();
+
+        /** The value of a key the map has. */
+        protected abstract Object valueOf(String name);
+
+        @Override
+        public Object get(Object key) {
+            return containsKey(key) ? valueOf((String) key) : null;
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return key instanceof String && names().contains(key);
+        }
+
+        @Override
+        public int size() {
+            return names().size();
+        }
+
+        @Override
+        public java.util.Set<Map.Entry<String, Object>> entrySet() {
+            Map<String, Object> all = new LinkedHashMap<>();
+            names().forEach(name -> all.put(name, valueOf(name)));
+            return all.entrySet();
+        }
+    }
+
     /** A JSON object read as a CEL map, its fields converted when read. */
-    private static final class LazyObject extends java.util.AbstractMap<String, Object> {
+    private static final class LazyObject extends LazyMap {
         private final tools.jackson.databind.node.ObjectNode node;
 
         LazyObject(tools.jackson.databind.node.ObjectNode node) {
@@ -139,26 +174,18 @@ public final class CelValues {
         }
 
         @Override
-        public Object get(Object key) {
-            JsonNode v = key instanceof String k ? node.get(k) : null;
-            return v == null ? null : lazy(v);
+        protected java.util.Collection<String> names() {
+            return node.propertyNames();
+        }
+
+        @Override
+        protected Object valueOf(String name) {
+            return lazy(node.get(name));
         }
 
         @Override
         public boolean containsKey(Object key) {
             return key instanceof String k && node.has(k);
-        }
-
-        @Override
-        public int size() {
-            return node.size();
-        }
-
-        @Override
-        public java.util.Set<Map.Entry<String, Object>> entrySet() {
-            Map<String, Object> all = new LinkedHashMap<>();
-            node.properties().forEach(e -> all.put(e.getKey(), lazy(e.getValue())));
-            return all.entrySet();
         }
     }
 

@@ -233,7 +233,7 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
      * as Kubernetes composes them, its cost taken from the evaluation's budget; one that fails makes every
      * expression reading it fail with its error.
      */
-    private static final class Variables extends java.util.AbstractMap<String, Object> {
+    private static final class Variables extends CelValues.LazyMap {
         private final Map<String, String> expressions = new LinkedHashMap<>();
         private final Map<String, Object> values = new HashMap<>();
         private final Map<String, VariableFailed> failed = new HashMap<>();
@@ -247,10 +247,12 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
         }
 
         @Override
-        public Object get(Object key) {
-            if (!(key instanceof String name) || !expressions.containsKey(name)) {
-                return null;
-            }
+        protected java.util.Collection<String> names() {
+            return expressions.keySet();
+        }
+
+        @Override
+        protected Object valueOf(String name) {
             if (values.containsKey(name)) {
                 return values.get(name);
             }
@@ -268,23 +270,6 @@ public final class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissio
                 failed.put(name, f);
                 throw f;
             }
-        }
-
-        @Override
-        public boolean containsKey(Object key) {
-            return key instanceof String name && expressions.containsKey(name);
-        }
-
-        @Override
-        public int size() {
-            return expressions.size();
-        }
-
-        @Override
-        public java.util.Set<Map.Entry<String, Object>> entrySet() {
-            Map<String, Object> all = new LinkedHashMap<>();
-            expressions.keySet().forEach(name -> all.put(name, get(name)));
-            return all.entrySet();
         }
     }
 
