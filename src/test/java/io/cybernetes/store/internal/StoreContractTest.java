@@ -415,13 +415,16 @@ abstract class StoreContractTest {
         };
     }
 
+    /** A second replica that polls the log once an hour: only its own commits bring its cache up to date. */
+    private SqlStore lagging() {
+        return new SqlStore(dataSource, new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000,
+                100, Duration.ofHours(1)), logRepository, ValueTransformer.IDENTITY);
+    }
+
     @Test
     void aReplicaWhoseCacheLagsTheOthersWritesTakesThePreviousObjectFromTheLog() throws Exception {
-        // the lagging replica polls the log once an hour: only its own commits bring its cache up to date
-        StoreProperties lazy = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
-                Duration.ofHours(1));
         String key = prefix + "shared";
-        try (SqlStore lagging = new SqlStore(dataSource, lazy, logRepository, ValueTransformer.IDENTITY)) {
+        try (SqlStore lagging = lagging()) {
             StoredObject v1 = store.create(key, obj("shared", "one"));
             assertThat(lagging.getCached(key)).as("not seen by the lagging replica's cache").isEmpty();
             StoredObject v2 = lagging.update(key, obj("shared", "two"), v1.modRevision(), null);
@@ -435,10 +438,8 @@ abstract class StoreContractTest {
 
     @Test
     void aCurrentRowWhoseLogValueIsGoneIsDamageNotAnAbsentObject() throws Exception {
-        StoreProperties lazy = new StoreProperties(16, Duration.ofHours(1), 1000, Duration.ofHours(1), 1000, 100,
-                Duration.ofHours(1));
         String key = prefix + "damaged";
-        try (SqlStore lagging = new SqlStore(dataSource, lazy, logRepository, ValueTransformer.IDENTITY)) {
+        try (SqlStore lagging = lagging()) {
             StoredObject v1 = store.create(key, obj("damaged", "one"));
             new JdbcTemplate(dataSource).update("DELETE FROM kv_log WHERE revision = ?", v1.modRevision());
             assertThatThrownBy(() -> lagging.create(key, obj("damaged", "again")))
