@@ -20,7 +20,11 @@ import java.util.Optional;
  * that names the lease's resourceVersion, so two candidates cannot both win); a lease
  * counts as expired when its record has not changed for {@code leaseDuration} by this
  * candidate's own clock (no trust in other clocks); a leader that cannot renew within
- * {@code renewDeadline} stops leading. Callbacks run on the elector's thread.
+ * {@code renewDeadline} stops leading. Callbacks run on the elector's thread. A leader
+ * that is stopped releases the lease once its work has stopped (client-go's
+ * {@code ReleaseOnCancel}): the record is left without a holder and with a one-second
+ * duration, so a standby takes over at its next try instead of waiting out the lease.
+ * One that dies without stopping is taken over once the lease has expired.
  */
 public final class LeaderElector {
 
@@ -47,7 +51,7 @@ public final class LeaderElector {
     private final Callbacks callbacks;
     private volatile boolean leading;
     private volatile boolean running;
-    private Thread thread;
+    private volatile Thread thread;
     private String observedRecord;
     private long observedAt;
     private long lastRenewed;
@@ -72,11 +76,27 @@ public final class LeaderElector {
         thread.start();
     }
 
-    /** Stops competing; a leader steps down (and lets the lease expire rather than guess who is next). */
-    public synchronized void stop() {
-        running = false;
-        if (thread != null) {
-            thread.interrupt();
+    /**
+     * Stops competing, and returns once a leader has stepped down: its {@code stoppedLeading}
+     * callback has run and the lease is released (or the renew deadline has passed trying).
+     */
+    public void stop() {
+        Thread t;
+        synchronized (this) {
+            running = false;
+            t = thread;
+            thread = null;
+        }
+        if (t == null) {
+            return;
+        }
+        t.interrupt();
+        if (t != Thread.currentThread()) {
+            try {
+                t.join(timing.renewDeadline().toMillis() + timing.retryPeriod().toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -96,7 +116,7 @@ public final class LeaderElector {
 
     private void run() {
         try {
-            while (running) {
+            while (running && thread == Thread.currentThread()) {
                 boolean ok;
                 try {
                     ok = tryAcquireOrRenew();
@@ -113,6 +133,7 @@ public final class LeaderElector {
                         callbacks.startedLeading();
                     }
                 } else if (leading && now - lastRenewed > timing.renewDeadline().toNanos()) {
+                    log.warn("{} could not renew {}/{} within {}", identity, namespace, name, timing.renewDeadline());
                     lose();
                 }
                 Thread.sleep(timing.retryPeriod().toMillis());
@@ -122,13 +143,43 @@ public final class LeaderElector {
         } finally {
             if (leading) {
                 lose();
+                release();
+            }
+        }
+    }
+
+    /**
+     * Gives the lease up after the work has stopped, if it is still this candidate's: no
+     * holder, a duration of one second, the transitions kept (client-go's release). Runs on
+     * the stopping elector's thread, whose interrupt is set aside for the one update.
+     */
+    private void release() {
+        boolean interrupted = Thread.interrupted();
+        try {
+            Lease lease = client.get(Lease.class, namespace, name).orElse(null);
+            if (lease == null || lease.getSpec() == null || !identity.equals(lease.getSpec().getHolderIdentity())) {
+                return;
+            }
+            ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+            lease.getSpec().setHolderIdentity("");
+            lease.getSpec().setLeaseDurationSeconds(1);
+            lease.getSpec().setAcquireTime(now);
+            lease.getSpec().setRenewTime(now);
+            client.update(lease);
+            log.info("{} released {}/{}", identity, namespace, name);
+        } catch (ApiException e) {
+            log.debug("{}: lease {}/{} not released ({}); it expires by itself", identity, namespace, name,
+                    e.getMessage());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
     private void lose() {
         leading = false;
-        log.warn("{} stopped leading {}/{}", identity, namespace, name);
+        log.info("{} stopped leading {}/{}", identity, namespace, name);
         callbacks.stoppedLeading();
     }
 

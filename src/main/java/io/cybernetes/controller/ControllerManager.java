@@ -82,7 +82,8 @@ public final class ControllerManager {
         }
     }
 
-    public synchronized void stop() {
+    /** Stops the controllers; a leader releases its lease after they have stopped (not under this lock, which they take). */
+    public void stop() {
         if (elector != null) {
             elector.stop();
         }

@@ -17,7 +17,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two candidates on one Lease of the running server: exactly one leads, and the other
- * takes over when it stops — as bare electors, and as controller managers.
+ * takes over when it stops (released at once) or dies (once the lease expires) — as bare
+ * electors, and as controller managers.
  */
 class LeaderElectionTest extends ApiTestSupport {
 
@@ -25,33 +26,65 @@ class LeaderElectionTest extends ApiTestSupport {
             Duration.ofMillis(200));
 
     @Test
-    void exactlyOneLeadsAndTheOtherTakesOverAfterTheLeaseExpires() {
+    void exactlyOneLeadsAndAStoppedLeaderReleasesTheLeaseToTheOther() {
         ApiClient client = ApiClients.http(URI.create(url("")), null, token());
         List<String> log = new CopyOnWriteArrayList<>();
-        LeaderElector a = elector(client, "replica-a", log);
-        LeaderElector b = elector(client, "replica-b", log);
+        LeaderElector a = elector(client, "replica-a", "test-controller-manager", log);
+        LeaderElector b = elector(client, "replica-b", "test-controller-manager", log);
         a.start();
-        b.start();
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> a.isLeader() || b.isLeader());
+            await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
+            b.start();
             for (int i = 0; i < 10; i++) {
                 assertThat(a.isLeader() && b.isLeader()).as("never two leaders").isFalse();
                 sleep(100);
             }
-            LeaderElector leader = a.isLeader() ? a : b;
-            LeaderElector other = leader == a ? b : a;
+            assertThat(b.isLeader()).isFalse();
             Lease lease = client.get(Lease.class, "kube-system", "test-controller-manager").orElseThrow();
-            assertThat(lease.getSpec().getHolderIdentity()).isEqualTo(leader.identity());
+            assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
             assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
-            leader.stop();
-            await().atMost(Duration.ofSeconds(10)).until(other::isLeader);
-            assertThat(log).contains(leader.identity() + " started", leader.identity() + " stopped",
-                    other.identity() + " started");
+            b.stop(); // so that what a leaves behind can be read before anyone takes it
+            a.stop();
+            assertThat(a.isLeader()).isFalse();
+            assertThat(log).containsExactly("replica-a started", "replica-a stopped");
+            Lease released = client.get(Lease.class, "kube-system", "test-controller-manager").orElseThrow();
+            assertThat(released.getSpec().getHolderIdentity()).as("released once its work stopped").isEmpty();
+            assertThat(released.getSpec().getLeaseDurationSeconds()).isEqualTo(1);
+            assertThat(released.getSpec().getLeaseTransitions()).isZero();
+            b.start();
+            await().atMost(Duration.ofSeconds(10)).until(b::isLeader);
             Lease after = client.get(Lease.class, "kube-system", "test-controller-manager").orElseThrow();
-            assertThat(after.getSpec().getHolderIdentity()).isEqualTo(other.identity());
+            assertThat(after.getSpec().getHolderIdentity()).isEqualTo("replica-b");
+            assertThat(after.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
             assertThat(after.getSpec().getLeaseTransitions()).isEqualTo(1);
         } finally {
             a.stop();
+            b.stop();
+        }
+    }
+
+    /** A leader that died without stopping keeps the lease until it expires by the candidate's own clock. */
+    @Test
+    void aCrashedLeadersLeaseIsTakenOnlyAfterItExpires() {
+        ApiClient client = ApiClients.http(URI.create(url("")), null, token());
+        String now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).truncatedTo(java.time.temporal.ChronoUnit.MICROS)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"));
+        assertThat(post("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", "{\"apiVersion\":"
+                + "\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"test-crashed\"},"
+                + "\"spec\":{\"holderIdentity\":\"crashed\",\"leaseDurationSeconds\":2,\"renewTime\":\"" + now
+                + "\",\"acquireTime\":\"" + now + "\",\"leaseTransitions\":3}}").code()).isEqualTo(201);
+        List<String> log = new CopyOnWriteArrayList<>();
+        LeaderElector b = elector(client, "replica-b", "test-crashed", log);
+        long t0 = System.nanoTime();
+        b.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(b::isLeader);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("not before the lease expired")
+                    .isGreaterThanOrEqualTo(FAST.leaseDuration());
+            Lease after = client.get(Lease.class, "kube-system", "test-crashed").orElseThrow();
+            assertThat(after.getSpec().getHolderIdentity()).isEqualTo("replica-b");
+            assertThat(after.getSpec().getLeaseTransitions()).isEqualTo(4);
+        } finally {
             b.stop();
         }
     }
@@ -108,8 +141,8 @@ class LeaderElectionTest extends ApiTestSupport {
                 "test-two-managers", FAST);
     }
 
-    private static LeaderElector elector(ApiClient client, String id, List<String> log) {
-        return new LeaderElector(client, "kube-system", "test-controller-manager", id, FAST,
+    private static LeaderElector elector(ApiClient client, String id, String lease, List<String> log) {
+        return new LeaderElector(client, "kube-system", lease, id, FAST,
                 new LeaderElector.Callbacks() {
                     @Override
                     public void startedLeading() {
