@@ -95,8 +95,8 @@ class LeaderElectionTest extends ApiTestSupport {
         ApiClient client = ApiClients.http(URI.create(url("")), null, token());
         assertThat(createNamespace("two-managers").code()).isIn(201, 409);
         List<String> reconciledBy = new CopyOnWriteArrayList<>();
-        ControllerManager a = manager(client, "manager-a", reconciledBy);
-        ControllerManager b = manager(client, "manager-b", reconciledBy);
+        ControllerManager a = manager(client, "manager-a", "test-two-managers", reconciledBy);
+        ControllerManager b = manager(client, "manager-b", "test-two-managers", reconciledBy);
         a.start();
         b.start();
         try {
@@ -125,7 +125,33 @@ class LeaderElectionTest extends ApiTestSupport {
         }
     }
 
-    private static ControllerManager manager(ApiClient client, String id, List<String> reconciledBy) {
+    /** As Spring pauses and resumes a context: stopped and at once started again, the manager leads and runs again. */
+    @Test
+    void aControllerManagerStoppedAndStartedAgainRunsItsControllersAgain() {
+        ApiClient client = ApiClients.http(URI.create(url("")), null, token());
+        assertThat(createNamespace("two-managers").code()).isIn(201, 409);
+        List<String> reconciledBy = new CopyOnWriteArrayList<>();
+        ControllerManager m = manager(client, "manager-r", "test-restarted", reconciledBy);
+        try {
+            for (int round = 0; round < 3; round++) {
+                m.start();
+                await().atMost(Duration.ofSeconds(10)).until(() -> m.isLeader() && m.status("echo").running());
+                m.stop();
+                assertThat(m.isLeader()).isFalse();
+                assertThat(m.status("echo").running()).isFalse();
+            }
+            m.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.isLeader() && m.status("echo").running());
+            assertThat(post("/api/v1/namespaces/two-managers/configmaps", "{\"apiVersion\":\"v1\",\"kind\":"
+                    + "\"ConfigMap\",\"metadata\":{\"name\":\"restarted\"}}").code()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(10)).until(() -> reconciledBy.contains("manager-r restarted"));
+            assertThat(m.leaseHolder()).contains("manager-r");
+        } finally {
+            m.stop();
+        }
+    }
+
+    private static ControllerManager manager(ApiClient client, String id, String lease, List<String> reconciledBy) {
         ControllerManager.Registration echo = (c, informers) -> {
             var configMaps = informers.informerFor(io.fabric8.kubernetes.api.model.ConfigMap.class);
             Controller controller = new Controller("echo", request -> {
@@ -138,7 +164,7 @@ class LeaderElectionTest extends ApiTestSupport {
             return controller;
         };
         return new ControllerManager(client, java.util.Map.of("echo", echo), Duration.ofMinutes(5), id, "kube-system",
-                "test-two-managers", FAST);
+                lease, FAST);
     }
 
     private static LeaderElector elector(ApiClient client, String id, String lease, List<String> log) {
