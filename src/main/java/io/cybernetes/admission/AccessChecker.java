@@ -16,8 +16,18 @@ public interface AccessChecker {
     }
 
     /** The answer for the verb on a resource (group, resource, subresource; a namespace, or none: cluster-wide; a name, or none). */
+    default Verdict check(Attributes.User user, String verb, String group, String resource, String subresource,
+                          String namespace, String name) {
+        return check(user, verb, group, resource, subresource, namespace, name, "", "");
+    }
+
+    /**
+     * As {@link #check(Attributes.User, String, String, String, String, String, String)}, about only the objects a
+     * field selector and a label selector pick ({@code spec.nodeName=node-1}; empty: no selector). A selector that
+     * does not parse is left out, which asks about more objects, never fewer.
+     */
     Verdict check(Attributes.User user, String verb, String group, String resource, String subresource,
-                  String namespace, String name);
+                  String namespace, String name, String fieldSelector, String labelSelector);
 
     /** The answer for the verb (an HTTP method in lower case) on a non-resource path. */
     Verdict checkPath(Attributes.User user, String verb, String path);

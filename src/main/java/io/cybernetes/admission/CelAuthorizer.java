@@ -17,7 +17,8 @@ import java.util.Map;
  * The {@code authorizer} of Kubernetes' CEL expressions (policies, admission match conditions): asks the
  * server's authorizers about the requesting user, or a service account,
  * {@code authorizer.group('apps').resource('deployments').namespace('ns').name('web').check('update').allowed()},
- * {@code authorizer.path('/healthz').check('get')}, with the decision's {@code allowed()}, {@code reason()},
+ * {@code authorizer.path('/healthz').check('get')}, a check narrowed by selectors
+ * ({@code ...resource('pods').fieldSelector('spec.nodeName=n1').labelSelector('app=web')}), with the decision's {@code allowed()}, {@code reason()},
  * {@code errored()} and {@code error()}; and {@code authorizer.requestResource}, a check already aimed at the
  * request's own resource. Each check costs what Kubernetes counts for it, so an expression makes at most two.
  */
@@ -48,11 +49,22 @@ public final class CelAuthorizer {
     record GroupCheck(Subject subject, String group) {
     }
 
+    /** A check being built; its selectors are kept as written and parsed when it is made. */
     record ResourceCheck(Subject subject, String group, String resource, String subresource, String namespace,
-                         String name) {
+                         String name, String fieldSelector, String labelSelector) {
+
+        ResourceCheck(Subject subject, String group, String resource, String subresource, String namespace,
+                      String name) {
+            this(subject, group, resource, subresource, namespace, name, "", "");
+        }
 
         ResourceCheck with(String subresource, String namespace, String name) {
-            return new ResourceCheck(subject, group, resource, subresource, namespace, name);
+            return new ResourceCheck(subject, group, resource, subresource, namespace, name, fieldSelector,
+                    labelSelector);
+        }
+
+        ResourceCheck selecting(String fields, String labels) {
+            return new ResourceCheck(subject, group, resource, subresource, namespace, name, fields, labels);
         }
     }
 
@@ -75,6 +87,10 @@ public final class CelAuthorizer {
                         member("namespace", "resourcecheck_namespace", RESOURCE_CHECK, RESOURCE_CHECK,
                                 SimpleType.STRING),
                         member("name", "resourcecheck_name", RESOURCE_CHECK, RESOURCE_CHECK, SimpleType.STRING),
+                        member("fieldSelector", "authorizer_fieldselector", RESOURCE_CHECK, RESOURCE_CHECK,
+                                SimpleType.STRING),
+                        member("labelSelector", "authorizer_labelselector", RESOURCE_CHECK, RESOURCE_CHECK,
+                                SimpleType.STRING),
                         CelFunctionDecl.newFunctionDeclaration("check",
                                 CelOverloadDecl.newMemberOverload("pathcheck_check", DECISION, PATH_CHECK,
                                         SimpleType.STRING),
@@ -98,6 +114,16 @@ public final class CelAuthorizer {
                                 (r, ns) -> r.with(r.subresource(), ns, r.name())),
                         CelFunctionBinding.from("resourcecheck_name", ResourceCheck.class, String.class,
                                 (r, name) -> r.with(r.subresource(), r.namespace(), name)),
+                        CelFunctionBinding.from("authorizer_fieldselector", ResourceCheck.class, String.class,
+                                (r, selector) -> {
+                                    chargeSelector(selector);
+                                    return r.selecting(selector, r.labelSelector());
+                                }),
+                        CelFunctionBinding.from("authorizer_labelselector", ResourceCheck.class, String.class,
+                                (r, selector) -> {
+                                    chargeSelector(selector);
+                                    return r.selecting(r.fieldSelector(), selector);
+                                }),
                         CelFunctionBinding.from("pathcheck_check", PathCheck.class, String.class,
                                 CelAuthorizer::check),
                         CelFunctionBinding.from("resourcecheck_check", ResourceCheck.class, String.class,
@@ -138,10 +164,15 @@ public final class CelAuthorizer {
         return new Decision(v.allowed(), v.reason(), v.error());
     }
 
+    /** What Kubernetes counts for taking a selector: reading the string, and a requirement for every two characters. */
+    private static void chargeSelector(String selector) {
+        CelValues.charge(10 + (long) Math.ceil(selector.length() * 0.1) + selector.length() * 25L);
+    }
+
     private static Decision check(ResourceCheck r, String verb) {
         CelValues.charge(CHECK_COST);
         AccessChecker.Verdict v = r.subject().access().check(r.subject().user(), verb, r.group(), r.resource(),
-                r.subresource(), r.namespace(), r.name());
+                r.subresource(), r.namespace(), r.name(), r.fieldSelector(), r.labelSelector());
         return new Decision(v.allowed(), v.reason(), v.error());
     }
 }

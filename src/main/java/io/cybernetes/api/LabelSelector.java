@@ -119,6 +119,22 @@ public final class LabelSelector {
         return new LabelSelector(out);
     }
 
+    /**
+     * The selector, when its keys and values are valid labels and each operator has the values it takes
+     * (as a selector object's requirements are checked); else a 400 BadRequest.
+     */
+    public static LabelSelector validated(LabelSelector selector) {
+        String whole = selector.toString();
+        for (Requirement r : selector.requirements) {
+            key(r.key(), whole);
+            r.values().forEach(v -> value(v, whole));
+            if ((r.op() == Op.IN || r.op() == Op.NOT_IN) && r.values().isEmpty()) {
+                throw invalid(whole, "for 'in', 'notin' operators, values set can't be empty");
+            }
+        }
+        return selector;
+    }
+
     private static List<String> splitTopLevel(String s) {
         List<String> parts = new ArrayList<>();
         int depth = 0;

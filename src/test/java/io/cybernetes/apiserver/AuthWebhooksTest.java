@@ -56,6 +56,13 @@ class AuthWebhooksTest extends ApiTestSupport {
                     JsonNode r = spec.path("resourceAttributes");
                     boolean reader = spec.path("groups").toString().contains("external-readers");
                     ObjectNode status = Json.object();
+                    if (reader && "webhook-sel".equals(r.path("namespace").asString())) {
+                        // pods of node-1 only: the webhook judges by the list's field selector
+                        boolean ofNode1 = r.path("fieldSelector").path("requirements").toString().equals(
+                                "[{\"key\":\"spec.nodeName\",\"operator\":\"In\",\"values\":[\"node-1\"]}]");
+                        status.put("allowed", ofNode1);
+                        return status;
+                    }
                     if (reader && "webhook-ns".equals(r.path("namespace").asString())
                             && List.of("get", "list", "watch").contains(r.path("verb").asString())) {
                         status.put("allowed", true);
@@ -168,5 +175,68 @@ class AuthWebhooksTest extends ApiTestSupport {
         } finally {
             AUTHZ_DOWN.set(false);
         }
+    }
+
+    @Test
+    void theAuthorizationWebhookJudgesAListByItsSelectors() {
+        assertThat(createNamespace("webhook-sel").code()).isIn(201, 409);
+        String pods = "/api/v1/namespaces/webhook-sel/pods";
+        Response ofNode1 = callAs("dave-external-token", "GET", pods + "?fieldSelector=spec.nodeName%3D%3Dnode-1"
+                + "&labelSelector=app%3Dweb,tier%20in%20(a,b),!canary", null, null, "application/json");
+        assertThat(ofNode1.code()).as(ofNode1.body()).isEqualTo(200);
+        JsonNode asked = REVIEWS.stream().filter(r -> "webhook-sel".equals(r.path("spec").path("resourceAttributes")
+                .path("namespace").asString())).findFirst().orElseThrow().path("spec").path("resourceAttributes");
+        assertThat(asked.path("fieldSelector").toString()).as("requirements, never the raw selector").isEqualTo(
+                "{\"requirements\":[{\"key\":\"spec.nodeName\",\"operator\":\"In\",\"values\":[\"node-1\"]}]}");
+        assertThat(asked.path("labelSelector").path("requirements").toString()).isEqualTo("[{\"key\":\"app\","
+                + "\"operator\":\"In\",\"values\":[\"web\"]},{\"key\":\"tier\",\"operator\":\"In\",\"values\":"
+                + "[\"a\",\"b\"]},{\"key\":\"canary\",\"operator\":\"DoesNotExist\"}]");
+        assertThat(callAs("dave-external-token", "GET", pods, null, null, "application/json").code())
+                .as("all the namespace's pods").isEqualTo(403);
+        assertThat(callAs("dave-external-token", "GET", pods + "?fieldSelector=spec.nodeName%3Dnode-2", null, null,
+                "application/json").code()).as("another node's").isEqualTo(403);
+        assertThat(callAs("dave-external-token", "GET", pods + "?fieldSelector=spec.nodeName%3Dnode-1&watch=true"
+                + "&timeoutSeconds=1", null, null, "application/json").code()).as("a watch of them").isEqualTo(200);
+
+        // a SubjectAccessReview asks the same with a raw selector or requirements
+        String review = "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"spec\":"
+                + "{\"user\":\"dave\",\"groups\":[\"external-readers\"],\"resourceAttributes\":{\"namespace\":"
+                + "\"webhook-sel\",\"verb\":\"list\",\"resource\":\"pods\",\"fieldSelector\":%s}}}";
+        Response raw = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"rawSelector\":\"spec.nodeName=node-1\"}"));
+        assertThat(raw.code()).as(raw.body()).isEqualTo(201);
+        assertThat(raw.json().path("status").path("allowed").asBoolean()).isTrue();
+        assertThat(raw.json().path("spec").path("resourceAttributes").path("fieldSelector").path("rawSelector")
+                .asString()).isEqualTo("spec.nodeName=node-1");
+        Response required = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"requirements\":[{\"key\":\"spec.nodeName\",\"operator\":\"In\",\"values\":[\"node-1\"]}]}"));
+        assertThat(required.json().path("status").path("allowed").asBoolean()).isTrue();
+        Response unusable = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"requirements\":[{\"key\":\"spec.nodeName\",\"operator\":\"Exists\"}]}"));
+        assertThat(unusable.code()).isEqualTo(201);
+        assertThat(unusable.json().path("status").path("allowed").asBoolean()).as("asked without it").isFalse();
+        assertThat(unusable.text("status.evaluationError"))
+                .isEqualTo("spec.resourceAttributes.fieldSelector ignored due to parse error");
+        Response partly = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"requirements\":[{\"key\":\"spec.nodeName\",\"operator\":\"In\",\"values\":[\"node-1\"]},"
+                        + "{\"key\":\"status.phase\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}"));
+        assertThat(partly.json().path("status").path("allowed").asBoolean()).isTrue();
+        assertThat(partly.text("status.evaluationError"))
+                .isEqualTo("spec.resourceAttributes.fieldSelector partially ignored due to parse error");
+
+        Response both = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"rawSelector\":\"a=b\",\"requirements\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[\"b\"]}]}"));
+        assertThat(both.code()).isEqualTo(422);
+        assertThat(both.text("message")).contains("spec.resourceAttributes.fieldSelector.rawSelector: Invalid value:"
+                + " \"a=b\": may not specified at the same time as requirements");
+        Response empty = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted("{}"));
+        assertThat(empty.code()).isEqualTo(422);
+        assertThat(empty.text("message")).contains("spec.resourceAttributes.fieldSelector.requirements: Required value:"
+                + " when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required");
+        Response noValues = post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review.formatted(
+                "{\"requirements\":[{\"key\":\"a\",\"operator\":\"NotIn\"}]}"));
+        assertThat(noValues.code()).isEqualTo(422);
+        assertThat(noValues.text("message")).contains("spec.resourceAttributes.fieldSelector.requirements[0].values:"
+                + " Required value: must be specified when `operator` is 'In' or 'NotIn'");
     }
 }

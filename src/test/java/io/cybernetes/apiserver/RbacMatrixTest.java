@@ -252,6 +252,33 @@ class RbacMatrixTest extends ApiTestSupport {
                 .toString()).doesNotContain("validatingwebhookconfigurations"));
     }
 
+    /** As kube-apiserver: a list or watch whose field selector names one object is a request about that name. */
+    @Test
+    void resourceNamesAllowAListOrWatchOfThatNameByFieldSelector() {
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/matrix-b/roles", "{\"apiVersion\":"
+                + "\"rbac.authorization.k8s.io/v1\",\"kind\":\"Role\",\"metadata\":{\"name\":\"one-config\"},"
+                + "\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"resourceNames\":[\"settings\"],"
+                + "\"verbs\":[\"get\",\"list\",\"watch\",\"deletecollection\"]}]}").code()).isIn(201, 409);
+        assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/matrix-b/rolebindings", "{\"apiVersion\":"
+                + "\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":\"carol-one-config\"},"
+                + "\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Role\",\"name\":\"one-config\"},"
+                + "\"subjects\":[{\"kind\":\"User\",\"name\":\"carol\",\"apiGroup\":\"rbac.authorization.k8s.io\"}]}")
+                .code()).isIn(201, 409);
+        String cms = "/api/v1/namespaces/matrix-b/configmaps";
+        eventually(() -> assertThat(callAs("carol-token", "GET", cms + "?fieldSelector=metadata.name%3Dsettings",
+                null, null, "application/json").code()).isEqualTo(200));
+        assertThat(callAs("carol-token", "GET", cms + "?fieldSelector=metadata.name%3Dsettings&watch=true"
+                + "&timeoutSeconds=1", null, null, "application/json").code()).isEqualTo(200);
+        Response all = callAs("carol-token", "GET", cms, null, null, "application/json");
+        assertThat(all.code()).isEqualTo(403);
+        assertThat(all.text("message")).isEqualTo("configmaps is forbidden: User \"carol\" cannot list resource"
+                + " \"configmaps\" in API group \"\" in the namespace \"matrix-b\"");
+        assertThat(callAs("carol-token", "GET", cms + "?fieldSelector=metadata.name%3Dother", null, null,
+                "application/json").code()).isEqualTo(403);
+        assertThat(callAs("carol-token", "DELETE", cms + "?fieldSelector=metadata.name%3Dsettings", null, null,
+                "application/json").code()).as("a deletecollection stays about the collection").isEqualTo(403);
+    }
+
     @Test
     void aLocalSubjectAccessReviewAsksWithinItsNamespace() {
         String body = "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"LocalSubjectAccessReview\",\"spec\":"

@@ -4,6 +4,7 @@ import io.cybernetes.admission.AccessChecker;
 import io.cybernetes.admission.Attributes;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
+import io.cybernetes.auth.Selectors;
 import io.cybernetes.auth.UserInfo;
 import org.springframework.stereotype.Component;
 
@@ -19,8 +20,9 @@ class AdmissionAccessChecker implements AccessChecker {
 
     @Override
     public Verdict check(Attributes.User user, String verb, String group, String resource, String subresource,
-                         String namespace, String name) {
-        return verdict(RequestAttributes.resource(who(user), verb, group, resource, subresource, namespace, name));
+                         String namespace, String name, String fieldSelector, String labelSelector) {
+        return verdict(RequestAttributes.resource(who(user), verb, group, resource, subresource, namespace, name)
+                .withSelectors(Selectors.parse(fieldSelector, labelSelector)));
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.cybernetes.apiserver.internal.handlers.RequestReader;
 import io.cybernetes.api.ApiException;
 import io.cybernetes.auth.RequestAttributes;
 import io.cybernetes.auth.RequestAttributesResolver;
+import io.cybernetes.auth.Selectors;
 import io.cybernetes.auth.UserInfo;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.stereotype.Component;
@@ -17,15 +18,47 @@ import java.util.Locale;
  * whose verb follows from the method and the presence of a name (get, list, watch,
  * create, update, patch, delete, deletecollection); everything else, discovery included,
  * is a non-resource request whose verb is the method. A namespace's own requests count
- * as in that namespace, so a RoleBinding can grant reading it.
+ * as in that namespace, so a RoleBinding can grant reading it. A list, watch or
+ * deletecollection carries its field and label selectors, and a list or watch whose field
+ * selector requires one {@code metadata.name} is about that name.
  */
 @Component
 class KubeRequestAttributes implements RequestAttributesResolver {
 
     @Override
     public RequestAttributes resolve(HttpServletRequest request, UserInfo user) {
-        return resolve(request.getMethod(), request.getRequestURI(), RequestReader.isTrue(request.getParameter("watch")),
-                user);
+        RequestAttributes a = resolve(request.getMethod(), request.getRequestURI(),
+                RequestReader.isTrue(request.getParameter("watch")), user);
+        if (!a.resourceRequest()) {
+            return a;
+        }
+        return switch (a.verb()) {
+            // what a list, watch or deletecollection selects is what it asks for: authorizers may judge by it
+            case "list", "watch", "deletecollection" -> {
+                Selectors selectors = Selectors.parse(request.getParameter("fieldSelector"),
+                        request.getParameter("labelSelector"));
+                RequestAttributes selecting = a.withSelectors(selectors);
+                String name = a.verb().equals("deletecollection") ? null : exactName(selectors);
+                // a list or watch of one name is about that object, as kube-apiserver has it: a rule's
+                // resourceNames then allow `kubectl get configmap x --watch`
+                yield name == null ? selecting : new RequestAttributes(user, a.verb(), true, a.apiGroup(),
+                        a.apiVersion(), a.resource(), a.subresource(), a.namespace(), name, a.path(), selectors);
+            }
+            default -> a;
+        };
+    }
+
+    /** The name a field selector requires exactly ({@code metadata.name=x}), if it is one a path could name. */
+    private static String exactName(Selectors selectors) {
+        for (Selectors.Requirement r : selectors.field()) {
+            if (r.key().equals("metadata.name") && r.operator().equals(Selectors.IN)) {
+                String name = r.values().get(0);
+                boolean segment = !name.isEmpty() && !name.equals(".") && !name.equals("..")
+                        && name.indexOf('/') < 0 && name.indexOf('%') < 0;
+                return segment ? name : null;
+            }
+        }
+        return null;
     }
 
     /** The attributes of a request by method, path and whether it asks to watch. */

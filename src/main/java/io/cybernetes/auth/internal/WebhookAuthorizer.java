@@ -4,17 +4,21 @@ import io.cybernetes.api.Json;
 import io.cybernetes.auth.AuthProperties;
 import io.cybernetes.auth.Authorizer;
 import io.cybernetes.auth.RequestAttributes;
+import io.cybernetes.auth.Selectors;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The Webhook authorization mode: asks a SubjectAccessReview (authorization.k8s.io/v1)
  * webhook about the request — the user, uid, groups and extra, and the resource attributes
- * (namespace, verb, group, version, resource, subresource, name) or the non-resource path
+ * (namespace, verb, group, version, resource, subresource, name, and the requirements of a
+ * list's field and label selectors) or the non-resource path
  * and verb — and follows its answer: allowed, denied (no later mode is asked), or no
  * opinion. Answers are kept for the authorized TTL when allowing, the unauthorized TTL
  * otherwise. A webhook that cannot be reached or answers garbage has no opinion, as
@@ -56,6 +60,9 @@ final class WebhookAuthorizer implements Authorizer {
             r.put("resource", a.resource());
             r.put("subresource", a.subresource());
             r.put("name", a.name());
+            // requirements only, never the raw selector, and whatever parsed even when some did not
+            putRequirements(r, "fieldSelector", a.selectors().field());
+            putRequirements(r, "labelSelector", a.selectors().label());
         } else {
             ObjectNode n = spec.putObject("nonResourceAttributes");
             n.put("path", a.path());
@@ -69,6 +76,21 @@ final class WebhookAuthorizer implements Authorizer {
             a.user().extra().forEach((k, v) -> v.forEach(extra.putArray(k)::add));
         }
         return review;
+    }
+
+    private static void putRequirements(ObjectNode attributes, String name, List<Selectors.Requirement> requirements) {
+        if (requirements.isEmpty()) {
+            return;
+        }
+        ArrayNode out = attributes.putObject(name).putArray("requirements");
+        for (Selectors.Requirement r : requirements) {
+            ObjectNode o = out.addObject();
+            o.put("key", r.key());
+            o.put("operator", r.operator());
+            if (!r.values().isEmpty()) {
+                r.values().forEach(o.putArray("values")::add);
+            }
+        }
     }
 
     @Override

@@ -67,6 +67,25 @@ class DatabaseOutageWorkloadsTest {
         return out;
     }
 
+    /** What a failed wait reports: the pods with their nodes and conditions, the nodes, the namespace's events. */
+    private String state(String ns) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (JsonNode p : get("/api/v1/namespaces/" + ns + "/pods").path("items")) {
+            out.append("\npod ").append(p.at("/metadata/name").asString()).append(" on ")
+                    .append(p.at("/spec/nodeName").asString("-")).append(": ").append(p.at("/status/phase")
+                            .asString()).append(' ').append(p.at("/status/conditions"));
+        }
+        for (JsonNode n : get("/api/v1/nodes").path("items")) {
+            out.append("\nnode ").append(n.at("/metadata/name").asString()).append(' ').append(n.at("/spec/taints"))
+                    .append(' ').append(n.at("/status/conditions"));
+        }
+        for (JsonNode e : get("/api/v1/namespaces/" + ns + "/events").path("items")) {
+            out.append("\nevent ").append(e.path("reason").asString()).append(": ").append(e.path("message").asString());
+        }
+        out.append("\nreplicasets ").append(get("/apis/apps/v1/namespaces/" + ns + "/replicasets").path("items").size());
+        return out.toString();
+    }
+
     /** The outage's nodes as the watch cache has them. */
     private List<JsonNode> outageNodes() throws Exception {
         List<JsonNode> out = new ArrayList<>();
@@ -115,8 +134,12 @@ class DatabaseOutageWorkloadsTest {
                    "spec":{"tolerations":[{"key":"node.kubernetes.io/unreachable","operator":"Exists",
                                            "effect":"NoExecute","tolerationSeconds":1}],
                            "containers":[{"name":"c","image":"nginx"}]}}}}""").statusCode()).isEqualTo(201);
-        await().atMost(Duration.ofSeconds(60)).until(() -> pods(ns).size() == 3
-                && pods(ns).values().stream().allMatch("Running"::equals));
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> pods(ns).size() == 3
+                    && pods(ns).values().stream().allMatch("Running"::equals));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the Deployment's pods did not all run: " + state(ns), e);
+        }
         Map<String, String> before = pods(ns);
 
         server.proxy.cut();

@@ -82,7 +82,8 @@ public final class AccessReviews {
                 ((ObjectNode) res).put("namespace", ns);
             }
             attrs = new RequestAttributes(user, text(res, "verb"), true, text(res, "group"), text(res, "version"),
-                    text(res, "resource"), text(res, "subresource"), ns, text(res, "name"), "");
+                    text(res, "resource"), text(res, "subresource"), ns, text(res, "name"), "",
+                    ReviewSelectors.read(type, res));
         } else {
             if (urlNamespace != null) {
                 throw invalid(type, "spec.nonResourceAttributes", "FieldValueInvalid",
@@ -99,8 +100,13 @@ public final class AccessReviews {
         if (!d.reason().isEmpty()) {
             status.put("reason", d.reason());
         }
+        List<String> errors = new ArrayList<>();
         if (!d.error().isEmpty()) {
-            status.put("evaluationError", d.error());
+            errors.add(d.error());
+        }
+        errors.addAll(ReviewSelectors.evaluationErrors(attrs.selectors()));
+        if (!errors.isEmpty()) {
+            status.put("evaluationError", String.join("; ", errors));
         }
         return status;
     }
