@@ -31,6 +31,8 @@ public final class BootstrapPolicy {
     public static final String AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate";
     public static final String AGGREGATE_TO = "rbac.authorization.k8s.io/aggregate-to-";
     public static final String KUBE_SCHEDULER = "system:kube-scheduler";
+    /** The in-process simulated nodes' watch of the pods bound to any of them (Cybernetes' own component). */
+    public static final String NODE_SIMULATOR = "system:cybernetes:node-simulator";
     public static final String KUBE_CONTROLLER_MANAGER = "system:kube-controller-manager";
 
     private static final List<String> READ = List.of("get", "list", "watch");
@@ -123,6 +125,9 @@ public final class BootstrapPolicy {
                 rule(READ, List.of(""), List.of("events", "namespaces", "nodes", "pods")),
                 rule(READ, List.of("extensions"), List.of("deployments")))));
         roles.add(role("system:node", Map.of(), nodeRules()));
+        // Cybernetes: the in-process simulated nodes watch the pods bound to any of them with one watch, as
+        // KWOK's controller does; a node itself may read only its own pods
+        roles.add(role(NODE_SIMULATOR, Map.of(), List.of(rule(READ, List.of(""), List.of("pods")))));
         roles.add(role("system:node-problem-detector", Map.of(), List.of(
                 rule(List.of("get"), List.of(""), List.of("nodes")),
                 rule(List.of("patch"), List.of(""), List.of("nodes/status")),
@@ -221,6 +226,7 @@ public final class BootstrapPolicy {
                 // As in Kubernetes, nodes are authorized by the Node authorizer, not through this binding.
                 binding("system:node"),
                 binding("system:node-proxier", user("system:kube-proxy")),
+                binding(NODE_SIMULATOR, user(NODE_SIMULATOR)),
                 binding("system:public-info-viewer", group(UserInfo.AUTHENTICATED), group(UserInfo.UNAUTHENTICATED)),
                 binding("system:service-account-issuer-discovery", group(UserInfo.SERVICE_ACCOUNTS)));
     }

@@ -119,6 +119,11 @@ public final class NodeAgent {
         this.volumes = new PodVolumes(client);
     }
 
+    /** The client it writes through, as this node. */
+    ApiClient client() {
+        return client;
+    }
+
     public String name() {
         return config.name();
     }

@@ -173,15 +173,13 @@ public final class NodeAgentCommand {
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot read the cluster CA under " + o.pki() + ": " + e.getMessage(), e);
         }
-        NodeFleet fleet = null;
+        // each node watches its own pods as itself, as a kubelet does: the Node authorizer lets it read no others
+        NodeFleet fleet = new NodeFleet(null, Clock.systemUTC(), o.workers());
+        fleet.serveKubelets(CertificateAuthority.of(ca, caKey), o.kubeletPort());
+        fleet.logInterval(o.logInterval());
         for (int i = 1; i <= o.nodes(); i++) {
             String name = o.namePrefix() + i;
             ApiClient client = clientFor(o.server(), ca, caKey, name);
-            if (fleet == null) {
-                fleet = new NodeFleet(client, Clock.systemUTC(), o.workers());
-                fleet.serveKubelets(CertificateAuthority.of(ca, caKey), o.kubeletPort());
-                fleet.logInterval(o.logInterval());
-            }
             fleet.add(client, new NodeAgent.Config(name, o.cpu(), o.memory(), o.pods(),
                     o.zones().get((i - 1) % o.zones().size()), o.region(), Map.of(), List.of(), List.of(),
                     "10." + (100 + i / 250) + "." + (i % 250) + "", o.nodeIp(),

@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs many simulated nodes with few threads, as KWOK does: one watch of the pods bound to
- * any node (through the fleet's client), one work queue whose workers move each pod along
+ * any node (through the fleet's client, an identity allowed to list all pods) — or, without
+ * one, a watch for each node of only its pods ({@code spec.nodeName=<node>}, as its own
+ * identity, as kubelets ask: the Node authorizer lets a node read no others) — one work
+ * queue whose workers move each pod along
  * on its node's agent (writing as that node), and one scheduler of heartbeats, each node's
  * renewing its Lease at its own interval from a random offset so that a thousand nodes do
  * not beat at once; and, when asked, each node's kubelet endpoints ({@link KubeletServer}).
@@ -40,7 +43,9 @@ public final class NodeFleet implements AutoCloseable {
     private final Map<String, NodeAgent> agents = new ConcurrentHashMap<>();
     /** The same agents in the order they were added: registered in that order. */
     private final List<NodeAgent> ordered = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private SharedInformer<Pod> pods;
+    /** The watches of pods: one for the fleet ("") or one for each node, by the node's name. */
+    private final Map<String, SharedInformer<Pod>> pods = new ConcurrentHashMap<>();
+    private ResourceEventHandler<Pod> podHandler;
     private RateLimitingQueue<String> queue;
     private ScheduledExecutorService heartbeats;
     private final List<Thread> workerThreads = new ArrayList<>();
@@ -52,7 +57,8 @@ public final class NodeFleet implements AutoCloseable {
     private ResourceUsage.Defaults usage = ResourceUsage.Defaults.STANDARD;
 
     /**
-     * @param watchClient the client that watches pods bound to nodes (a node's identity may: it can list pods)
+     * @param watchClient the client that watches the pods bound to any node (an identity that may list all pods),
+     *                    or null for each node to watch its own pods as itself
      * @param workers     how many threads move pods along
      */
     public NodeFleet(ApiClient watchClient, Clock clock, int workers) {
@@ -102,6 +108,7 @@ public final class NodeFleet implements AutoCloseable {
         ordered.add(agent);
         if (running) {
             startAgent(agent);
+            startWatch(agent);
         }
         return agent;
     }
@@ -116,9 +123,18 @@ public final class NodeFleet implements AutoCloseable {
 
     /** The pod as the fleet's watch has it, if it is bound to one of its nodes. */
     public Optional<Pod> pod(String namespace, String name) {
-        SharedInformer<Pod> informer = pods;
-        return informer == null ? Optional.empty() : informer.indexer().get(namespace + "/" + name)
-                .filter(p -> agents.containsKey(p.getSpec().getNodeName()));
+        return watched(namespace + "/" + name).filter(p -> agents.containsKey(p.getSpec().getNodeName()));
+    }
+
+    /** The pod of that key in whichever watch has it. */
+    private Optional<Pod> watched(String key) {
+        for (SharedInformer<Pod> informer : pods.values()) {
+            Optional<Pod> p = informer.indexer().get(key);
+            if (p.isPresent()) {
+                return p;
+            }
+        }
+        return Optional.empty();
     }
 
     /** Fault injection: the pod's container (its first when null) exits; false when the fleet does not run it. */
@@ -142,10 +158,8 @@ public final class NodeFleet implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        pods = new SharedInformer<>("pods-on-nodes", watchClient.listerWatcher(Pod.class, null, "spec.nodeName!="),
-                Duration.ofMinutes(5));
         RateLimitingQueue<String> q = queue;
-        pods.addEventHandler(new ResourceEventHandler<>() {
+        podHandler = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod p) {
                 if (agents.containsKey(p.getSpec().getNodeName())) {
@@ -165,17 +179,36 @@ public final class NodeFleet implements AutoCloseable {
                     agent.forget(Keys.of(p));
                 }
             }
-        });
+        };
         for (NodeAgent agent : ordered) {
             startAgent(agent);
         }
-        pods.start();
+        if (watchClient != null) {
+            watch("", watchClient, "spec.nodeName!=");
+        } else {
+            ordered.forEach(this::startWatch);
+        }
         for (int i = 0; i < workers; i++) {
             Thread t = new Thread(() -> work(q), "node-pods-" + i);
             t.setDaemon(true);
             t.start();
             workerThreads.add(t);
         }
+    }
+
+    /** A node's own watch of its pods, when the fleet has no watch of them all. */
+    private void startWatch(NodeAgent agent) {
+        if (watchClient == null) {
+            watch(agent.name(), agent.client(), "spec.nodeName=" + agent.name());
+        }
+    }
+
+    private void watch(String owner, ApiClient client, String fieldSelector) {
+        SharedInformer<Pod> informer = new SharedInformer<>(owner.isEmpty() ? "pods-on-nodes" : "pods-on-" + owner,
+                client.listerWatcher(Pod.class, null, fieldSelector), Duration.ofMinutes(5));
+        informer.addEventHandler(podHandler);
+        pods.put(owner, informer);
+        informer.start();
     }
 
     private void startAgent(NodeAgent agent) {
@@ -214,7 +247,7 @@ public final class NodeFleet implements AutoCloseable {
     }
 
     private List<Pod> podsOn(String node) {
-        SharedInformer<Pod> informer = pods;
+        SharedInformer<Pod> informer = pods.containsKey(node) ? pods.get(node) : pods.get("");
         return informer == null ? List.of() : informer.indexer().list().stream()
                 .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
     }
@@ -231,7 +264,7 @@ public final class NodeFleet implements AutoCloseable {
                 continue;
             }
             try {
-                Pod pod = pods.indexer().get(key).orElse(null);
+                Pod pod = watched(key).orElse(null);
                 NodeAgent agent = pod == null ? null : agents.get(pod.getSpec().getNodeName());
                 Duration again = agent == null ? null : agent.sync(pod);
                 q.forget(key);
@@ -254,7 +287,8 @@ public final class NodeFleet implements AutoCloseable {
         }
         running = false;
         queue.shutDown();
-        pods.stop();
+        pods.values().forEach(SharedInformer::stop);
+        pods.clear();
         heartbeats.shutdownNow();
         if (kubelets != null) {
             kubelets.close();

@@ -64,7 +64,7 @@ public abstract class SimulatedClusterSupport extends ApiTestSupport {
 
     /** Starts the nodes in a fleet of their own (each writing as itself, system:node:name), stopped after the test. */
     protected NodeFleet startNodes(NodeAgent.Config... nodes) {
-        NodeFleet fleet = new NodeFleet(nodeClient(nodes[0].name()), Clock.systemUTC(), 2);
+        NodeFleet fleet = new NodeFleet(null, Clock.systemUTC(), 2); // each node watches its own pods, as kubelets
         for (NodeAgent.Config c : nodes) {
             fleet.add(nodeClient(c.name()), c);
         }

@@ -71,7 +71,8 @@ final class StatefulBenchmark {
         for (int i = 1; i <= count; i++) {
             String name = String.format(Locale.ROOT, "st-node-%04d", i);
             if (fleet == null) {
-                fleet = new NodeFleet(nodeClient(name), Clock.systemUTC(), 4);
+                fleet = new NodeFleet(ApiClients.local(api, credentials.tokenFor("system:cybernetes:node-simulator", List.of()),
+                        io.cybernetes.api.Version.userAgent("node-simulator")), Clock.systemUTC(), 4);
                 fleet.serveKubelets(ca, 0);
             }
             fleet.add(nodeClient(name), new NodeAgent.Config(name, "8", "32Gi", 110, "zone-" + (char) ('a' + i % 3),

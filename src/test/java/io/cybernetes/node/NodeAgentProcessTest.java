@@ -131,12 +131,15 @@ class NodeAgentProcessTest extends SimulatedClusterSupport {
         PrivateKey caKey = X509Certificates.readPrivateKey(pki().resolve("ca.key"));
         ApiClient one = NodeAgentCommand.clientFor(URI.create(server()), ca, caKey, "ident-1");
         ApiClient two = NodeAgentCommand.clientFor(URI.create(server()), ca, caKey, "ident-2");
-        NodeFleet fleet = new NodeFleet(one, java.time.Clock.systemUTC(), 1);
+        NodeFleet fleet = new NodeFleet(null, java.time.Clock.systemUTC(), 1);
         fleet.add(one, node("ident-1", "4", "zone-p", java.util.Map.of(), List.of()));
         fleet.add(two, node("ident-2", "4", "zone-p", java.util.Map.of(), List.of()));
         try {
             fleet.start();
-            Node other = one.get(Node.class, null, "ident-2").orElseThrow();
+            ApiException read = catchThrowableOfType(ApiException.class, () -> one.get(Node.class, null, "ident-2"));
+            assertThat(read.code()).isEqualTo(403);
+            assertThat(read.getMessage()).endsWith("node 'ident-1' cannot read 'ident-2', only its own Node object");
+            Node other = two.get(Node.class, null, "ident-2").orElseThrow();
             ApiException e = catchThrowableOfType(ApiException.class, () -> one.updateStatus(other));
             assertThat(e.code()).isEqualTo(403);
             assertThat(e.getMessage()).contains("system:node:ident-1");

@@ -11,8 +11,11 @@ import java.util.List;
  * Authorizes nodes ({@code system:node:<name>} in {@code system:nodes}) as Kubernetes'
  * Node authorizer does: a node may write only its own Node and Lease and the status of
  * pods bound to it, and read only the secrets, config maps, volume claims and
- * ServiceAccount tokens those pods use. Other requests are judged by the node rules of
- * the bootstrap policy. Never an opinion about anyone else.
+ * ServiceAccount tokens those pods use; it reads only its own Node, and only the pods bound
+ * to it — listed or watched with the field selector {@code spec.nodeName=<node>}, as the
+ * kubelet asks (Kubernetes' authorization with selectors, on by default since 1.32). Other
+ * requests are judged by the node rules of the bootstrap policy. Never an opinion about
+ * anyone else.
  */
 final class NodeAuthorizer implements Authorizer {
 
@@ -74,6 +77,27 @@ final class NodeAuthorizer implements Authorizer {
 
     private Decision pods(String node, RequestAttributes a) {
         String sub = a.subresource();
+        if (sub.isEmpty()) {
+            switch (a.verb()) {
+                case "get" -> {
+                    return a.name().isEmpty() ? Decision.noOpinion("")
+                            : related(node, a, node.equals(graph.nodeOf(a.namespace(), a.name())));
+                }
+                case "list", "watch" -> {
+                    // only the pods bound to it, asked for by spec.nodeName, or one of them by name
+                    if (a.selectors().requiresField("spec.nodeName", node)) {
+                        return Decision.allow("");
+                    }
+                    if (!a.name().isEmpty()) {
+                        return related(node, a, node.equals(graph.nodeOf(a.namespace(), a.name())));
+                    }
+                    return Decision.noOpinion("can only list/watch pods with spec.nodeName field selector");
+                }
+                default -> {
+                    // create and delete as below
+                }
+            }
+        }
         if (sub.equals("status") || sub.equals("eviction") || (sub.isEmpty() && a.verb().equals("delete"))) {
             if (a.name().isEmpty()) {
                 return Decision.noOpinion("can only " + a.verb() + " individual pods");
@@ -84,6 +108,16 @@ final class NodeAuthorizer implements Authorizer {
     }
 
     private Decision nodes(String node, RequestAttributes a) {
+        if (a.subresource().isEmpty() && List.of("get", "list", "watch").contains(a.verb())) {
+            if (a.name().isEmpty()) {
+                return Decision.noOpinion("node '" + node + "' cannot read all nodes, only its own Node object");
+            }
+            if (!a.name().equals(node)) {
+                return Decision.noOpinion("node '" + node + "' cannot read '" + a.name()
+                        + "', only its own Node object");
+            }
+            return Decision.allow("");
+        }
         boolean writes = switch (a.verb()) {
             case "update", "patch", "delete" -> true;
             default -> false;

@@ -27,6 +27,9 @@ final class SimulatedNodes {
     private final CertificateAuthority ca;
     private volatile NodeFleet fleet;
 
+    /** Who watches the pods bound to any simulated node (the bootstrap policy lets it read pods; a node may not). */
+    static final String SIMULATOR = "system:cybernetes:node-simulator";
+
     SimulatedNodes(LocalApi api, InProcessCredentials credentials, NodeProperties props, CertificateAuthority ca) {
         this.api = api;
         this.credentials = credentials;
@@ -42,7 +45,8 @@ final class SimulatedNodes {
         if (props.count() <= 0) {
             return;
         }
-        NodeFleet f = new NodeFleet(client(props.namePrefix() + 1), Clock.systemUTC(), 2);
+        NodeFleet f = new NodeFleet(ApiClients.local(api, credentials.tokenFor(SIMULATOR, List.of()),
+                io.cybernetes.api.Version.userAgent("node-simulator")), Clock.systemUTC(), 2);
         f.serveKubelets(ca, props.kubeletPort());
         f.logInterval(props.logInterval());
         f.usage(props.usageFraction(), props.usageNoise());
