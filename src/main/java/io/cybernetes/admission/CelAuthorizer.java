@@ -166,7 +166,7 @@ public final class CelAuthorizer {
 
     /** What Kubernetes counts for taking a selector: reading the string, and a requirement for every two characters. */
     private static void chargeSelector(String selector) {
-        CelValues.charge(10 + (long) Math.ceil(selector.length() * 0.1) + selector.length() * 25L);
+        CelValues.charge(10 + (long) Math.ceil(selector.length() * 0.1) + (long) Math.ceil(selector.length() * 0.5) * 50);
     }
 
     private static Decision check(ResourceCheck r, String verb) {

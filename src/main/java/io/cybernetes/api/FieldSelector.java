@@ -58,26 +58,90 @@ public final class FieldSelector {
             return EVERYTHING;
         }
         Set<String> supported = supportedFields(type);
-        List<Term> terms = new ArrayList<>();
-        for (String part : selector.split(",")) {
-            String p = part.trim();
-            int ne = p.indexOf("!=");
-            int eq = p.indexOf('=');
-            Term t;
-            if (ne > 0) {
-                t = new Term(p.substring(0, ne).trim(), false, p.substring(ne + 2).trim());
-            } else if (eq > 0) {
-                int vs = p.startsWith("==", eq) ? eq + 2 : eq + 1;
-                t = new Term(p.substring(0, eq).trim(), true, p.substring(vs).trim());
-            } else {
-                throw ApiException.badRequest("invalid field selector: '" + p + "': expected an operator (=, ==, !=)");
-            }
+        List<Term> terms = terms(selector);
+        for (Term t : terms) {
             if (!supported.contains(t.field())) {
                 throw ApiException.badRequest("field label not supported: " + t.field());
             }
-            terms.add(t);
         }
         return new FieldSelector(terms);
+    }
+
+    /**
+     * The terms of a field selector as Kubernetes parses one, whatever the fields: split at commas not
+     * escaped by a backslash, sorted, each split at its first {@code !=}, {@code ==} or {@code =}, the value
+     * unescaped ({@code \\}, {@code \,}, {@code \=}; a bare {@code ,} or {@code =} in it is refused). A term
+     * without an operator or a bad value is a 400 BadRequest in Kubernetes' words.
+     */
+    public static List<Term> terms(String selector) {
+        List<String> parts = new ArrayList<>();
+        int start = 0;
+        boolean escaped = false;
+        for (int i = 0; i < selector.length(); i++) {
+            char c = selector.charAt(i);
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == ',') {
+                parts.add(selector.substring(start, i));
+                start = i + 1;
+            }
+        }
+        parts.add(selector.substring(start));
+        parts.sort(null);
+        List<Term> terms = new ArrayList<>();
+        for (String part : parts) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            Term t = term(part);
+            if (t == null) {
+                throw ApiException.badRequest("invalid selector: '" + selector + "'; can't understand '" + part + "'");
+            }
+            terms.add(t);
+        }
+        return terms;
+    }
+
+    private static Term term(String part) {
+        for (int i = 0; i < part.length(); i++) {
+            if (part.startsWith("!=", i)) {
+                return new Term(part.substring(0, i), false, unescape(part.substring(i + 2)));
+            }
+            if (part.startsWith("==", i)) {
+                return new Term(part.substring(0, i), true, unescape(part.substring(i + 2)));
+            }
+            if (part.charAt(i) == '=') {
+                return new Term(part.substring(0, i), true, unescape(part.substring(i + 1)));
+            }
+        }
+        return null;
+    }
+
+    private static String unescape(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        boolean escaped = false;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (escaped) {
+                if (c != '\\' && c != ',' && c != '=') {
+                    throw ApiException.badRequest("invalid field selector: invalid escape sequence: \\" + c);
+                }
+                out.append(c);
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == ',' || c == '=') {
+                throw ApiException.badRequest("invalid field selector: unescaped character in value: " + c);
+            } else {
+                out.append(c);
+            }
+        }
+        if (escaped) {
+            throw ApiException.badRequest("invalid field selector: invalid escape sequence: \\");
+        }
+        return out.toString();
     }
 
     /** Selector fields that name a nested field under another name, as Kubernetes' field label conversions do. */

@@ -1,6 +1,7 @@
 package io.cybernetes.auth;
 
 import io.cybernetes.api.ApiException;
+import io.cybernetes.api.FieldSelector;
 import io.cybernetes.api.LabelSelector;
 
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ public record Selectors(List<Requirement> field, String fieldError, List<Require
         if (fieldSelector != null && !fieldSelector.isEmpty()) {
             try {
                 field = parseFields(fieldSelector);
-            } catch (IllegalArgumentException e) {
+            } catch (ApiException e) {
                 fieldError = e.getMessage();
             }
         }
@@ -87,81 +88,12 @@ public record Selectors(List<Requirement> field, String fieldError, List<Require
         return out;
     }
 
-    /**
-     * A field selector ({@code a=b,c!=d}, {@code ==} as {@code =}, a backslash escaping {@code , = \}) as
-     * requirements in the terms' order; {@link IllegalArgumentException} with Kubernetes' message when a term has no operator.
-     */
+    /** A field selector's terms (as {@link FieldSelector#terms} parses them) as requirements; a 400 when it does not parse. */
     public static List<Requirement> parseFields(String selector) {
         List<Requirement> out = new ArrayList<>();
-        List<String> terms = splitUnescaped(selector);
-        terms.sort(null); // Kubernetes sorts the terms
-        for (String term : terms) {
-            if (term.isEmpty()) {
-                continue;
-            }
-            int at = operatorAt(term);
-            if (at < 0) {
-                throw new IllegalArgumentException("invalid selector: '" + selector + "'; can't understand '"
-                        + term + "'");
-            }
-            String key = unescape(term.substring(0, at));
-            String op;
-            int valueStart;
-            if (term.startsWith("!=", at)) {
-                op = NOT_IN;
-                valueStart = at + 2;
-            } else {
-                op = IN;
-                valueStart = term.startsWith("==", at) ? at + 2 : at + 1;
-            }
-            out.add(new Requirement(key, op, List.of(unescape(term.substring(valueStart)))));
+        for (FieldSelector.Term t : FieldSelector.terms(selector)) {
+            out.add(new Requirement(t.field(), t.equals() ? IN : NOT_IN, List.of(t.value())));
         }
         return out;
-    }
-
-    private static List<String> splitUnescaped(String s) {
-        List<String> parts = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 1 < s.length()) {
-                cur.append(c).append(s.charAt(++i));
-            } else if (c == ',') {
-                parts.add(cur.toString());
-                cur.setLength(0);
-            } else {
-                cur.append(c);
-            }
-        }
-        parts.add(cur.toString());
-        return parts;
-    }
-
-    /** Where the first unescaped {@code !=}, {@code ==} or {@code =} begins, or -1. */
-    private static int operatorAt(String term) {
-        for (int i = 0; i < term.length(); i++) {
-            char c = term.charAt(i);
-            if (c == '\\') {
-                i++;
-            } else if (c == '=' || (c == '!' && term.startsWith("!=", i))) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static String unescape(String s) {
-        if (s.indexOf('\\') < 0) {
-            return s;
-        }
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 1 < s.length()) {
-                c = s.charAt(++i);
-            }
-            out.append(c);
-        }
-        return out.toString();
     }
 }

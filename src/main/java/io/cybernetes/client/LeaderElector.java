@@ -49,12 +49,8 @@ public final class LeaderElector {
     private final String identity;
     private final Timing timing;
     private final Callbacks callbacks;
-    private volatile boolean leading;
-    private volatile boolean running;
-    private volatile Thread thread;
-    private String observedRecord;
-    private long observedAt;
-    private long lastRenewed;
+    /** The campaign started last (null: stopped); an earlier one may still be stepping down. */
+    private volatile Campaign campaign;
 
     public LeaderElector(ApiClient client, String namespace, String name, String identity, Timing timing,
                          Callbacks callbacks) {
@@ -66,34 +62,37 @@ public final class LeaderElector {
         this.callbacks = callbacks;
     }
 
+    /** Starts competing; a campaign stopped just before finishes stepping down before this one begins. */
     public synchronized void start() {
-        if (running) {
+        if (campaign != null) {
             return;
         }
-        running = true;
-        thread = new Thread(this::run, "leader-election-" + name);
-        thread.setDaemon(true);
-        thread.start();
+        Campaign c = new Campaign(previous);
+        campaign = c;
+        previous = c.thread;
+        c.thread.start();
     }
+
+    private Thread previous;
 
     /**
      * Stops competing, and returns once a leader has stepped down: its {@code stoppedLeading}
      * callback has run and the lease is released (or the renew deadline has passed trying).
      */
     public void stop() {
-        Thread t;
+        Campaign c;
         synchronized (this) {
-            running = false;
-            t = thread;
-            thread = null;
+            c = campaign;
+            campaign = null;
         }
-        if (t == null) {
+        if (c == null) {
             return;
         }
-        t.interrupt();
-        if (t != Thread.currentThread()) {
+        c.running = false;
+        c.thread.interrupt();
+        if (c.thread != Thread.currentThread()) {
             try {
-                t.join(timing.renewDeadline().toMillis() + timing.retryPeriod().toMillis());
+                c.thread.join(timing.renewDeadline().toMillis() + timing.retryPeriod().toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -101,7 +100,8 @@ public final class LeaderElector {
     }
 
     public boolean isLeader() {
-        return leading;
+        Campaign c = campaign;
+        return c != null && c.leading;
     }
 
     public String identity() {
@@ -114,85 +114,148 @@ public final class LeaderElector {
                 : l.getSpec().getHolderIdentity());
     }
 
-    private void run() {
-        try {
-            while (running && thread == Thread.currentThread()) {
-                boolean ok;
-                try {
-                    ok = tryAcquireOrRenew();
-                } catch (ApiException e) {
-                    log.debug("{}: lease {}/{} not reachable: {}", identity, namespace, name, e.getMessage());
-                    ok = false;
-                }
-                long now = System.nanoTime();
-                if (ok) {
-                    lastRenewed = now;
-                    if (!leading) {
-                        leading = true;
-                        log.info("{} leads {}/{}", identity, namespace, name);
-                        callbacks.startedLeading();
-                    }
-                } else if (leading && now - lastRenewed > timing.renewDeadline().toNanos()) {
-                    log.warn("{} could not renew {}/{} within {}", identity, namespace, name, timing.renewDeadline());
-                    lose();
-                }
-                Thread.sleep(timing.retryPeriod().toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            if (leading) {
-                lose();
-                release();
-            }
-        }
-    }
-
     /**
-     * Gives the lease up after the work has stopped, if it is still this candidate's: no
-     * holder, a duration of one second, the transitions kept (client-go's release). Runs on
-     * the stopping elector's thread, whose interrupt is set aside for the one update.
+     * One run of competing, from a start to a stop, on a thread of its own and with state of its own: it
+     * begins once the run before it has ended (so two never lead at once in one process), and releases only
+     * the lease it wrote last.
      */
-    private void release() {
-        boolean interrupted = Thread.interrupted();
-        try {
-            Lease lease = client.get(Lease.class, namespace, name).orElse(null);
-            if (lease == null || lease.getSpec() == null || !identity.equals(lease.getSpec().getHolderIdentity())) {
-                return;
-            }
-            ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
-            lease.getSpec().setHolderIdentity("");
-            lease.getSpec().setLeaseDurationSeconds(1);
-            lease.getSpec().setAcquireTime(now);
-            lease.getSpec().setRenewTime(now);
-            client.update(lease);
-            log.info("{} released {}/{}", identity, namespace, name);
-        } catch (ApiException e) {
-            log.debug("{}: lease {}/{} not released ({}); it expires by itself", identity, namespace, name,
-                    e.getMessage());
-        } finally {
-            if (interrupted) {
+    private final class Campaign {
+        final Thread thread;
+        final Thread before;
+        volatile boolean running = true;
+        volatile boolean leading;
+        private String observedRecord;
+        private long observedAt;
+        private long lastRenewed;
+        /** The lease's resourceVersion as this campaign last wrote it. */
+        private String written;
+
+        Campaign(Thread before) {
+            this.before = before;
+            this.thread = new Thread(this::run, "leader-election-" + name);
+            thread.setDaemon(true);
+        }
+
+        private void run() {
+            try {
+                if (before != null) {
+                    before.join();
+                }
+                while (running) {
+                    boolean ok;
+                    try {
+                        ok = tryAcquireOrRenew();
+                    } catch (ApiException e) {
+                        log.debug("{}: lease {}/{} not reachable: {}", identity, namespace, name, e.getMessage());
+                        ok = false;
+                    }
+                    long now = System.nanoTime();
+                    if (ok) {
+                        lastRenewed = now;
+                        if (!leading) {
+                            leading = true;
+                            log.info("{} leads {}/{}", identity, namespace, name);
+                            callbacks.startedLeading();
+                        }
+                    } else if (leading && now - lastRenewed > timing.renewDeadline().toNanos()) {
+                        log.warn("{} could not renew {}/{} within {}", identity, namespace, name,
+                                timing.renewDeadline());
+                        lose();
+                    }
+                    Thread.sleep(timing.retryPeriod().toMillis());
+                }
+            } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } finally {
+                if (leading) {
+                    // the interrupt that stopped the campaign is set aside while the work stops and the lease goes
+                    boolean interrupted = Thread.interrupted();
+                    try {
+                        lose();
+                        release();
+                    } finally {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
             }
         }
-    }
 
-    private void lose() {
-        leading = false;
-        log.info("{} stopped leading {}/{}", identity, namespace, name);
-        callbacks.stoppedLeading();
-    }
+        private void lose() {
+            leading = false;
+            log.info("{} stopped leading {}/{}", identity, namespace, name);
+            callbacks.stoppedLeading();
+        }
 
-    /** One attempt: true when this candidate holds the lease afterwards. */
-    private boolean tryAcquireOrRenew() {
-        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
-        Optional<Lease> current = client.get(Lease.class, namespace, name);
-        if (current.isEmpty()) {
+        /**
+         * Gives the lease up after the work has stopped, if it is as this campaign last wrote it: no holder, a
+         * duration of one second, the transitions kept (client-go's release).
+         */
+        private void release() {
             try {
-                client.create(new LeaseBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-                        .withNewSpec().withHolderIdentity(identity).withLeaseDurationSeconds(seconds())
-                        .withAcquireTime(now).withRenewTime(now).withLeaseTransitions(0).endSpec().build());
-                observe(identity + "@" + now);
+                Lease lease = client.get(Lease.class, namespace, name).orElse(null);
+                if (lease == null || lease.getSpec() == null || written == null
+                        || !written.equals(lease.getMetadata().getResourceVersion())) {
+                    return;
+                }
+                ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+                lease.getSpec().setHolderIdentity("");
+                lease.getSpec().setLeaseDurationSeconds(1);
+                lease.getSpec().setAcquireTime(now);
+                lease.getSpec().setRenewTime(now);
+                client.update(lease); // names the version read: a lease taken meanwhile stays taken
+                log.info("{} released {}/{}", identity, namespace, name);
+            } catch (ApiException e) {
+                log.debug("{}: lease {}/{} not released ({}); it expires by itself", identity, namespace, name,
+                        e.getMessage());
+            }
+        }
+
+        /** One attempt: true when this candidate holds the lease afterwards. */
+        private boolean tryAcquireOrRenew() {
+            ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+            Optional<Lease> current = client.get(Lease.class, namespace, name);
+            if (current.isEmpty()) {
+                try {
+                    Lease created = client.create(new LeaseBuilder().withNewMetadata().withNamespace(namespace)
+                            .withName(name).endMetadata().withNewSpec().withHolderIdentity(identity)
+                            .withLeaseDurationSeconds(seconds()).withAcquireTime(now).withRenewTime(now)
+                            .withLeaseTransitions(0).endSpec().build());
+                    written = created.getMetadata().getResourceVersion();
+                    observe(identity + "@" + now);
+                    return true;
+                } catch (ApiException e) {
+                    if (e.code() == 409) {
+                        return false;
+                    }
+                    throw e;
+                }
+            }
+            Lease lease = current.get();
+            LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
+            String record = spec.getHolderIdentity() + "@" + spec.getRenewTime();
+            if (!record.equals(observedRecord)) {
+                observe(record);
+            }
+            boolean mine = identity.equals(spec.getHolderIdentity());
+            boolean held = spec.getHolderIdentity() != null && !spec.getHolderIdentity().isEmpty();
+            boolean expired = System.nanoTime() - observedAt > timing.leaseDuration().toNanos();
+            if (!mine && held && !expired) {
+                return false;
+            }
+            if (!mine) {
+                spec.setAcquireTime(now);
+                spec.setLeaseTransitions(Objects.requireNonNullElse(spec.getLeaseTransitions(), 0) + 1);
+            }
+            spec.setHolderIdentity(identity);
+            spec.setRenewTime(now);
+            spec.setLeaseDurationSeconds(seconds());
+            lease.setSpec(spec);
+            try {
+                Lease updated = client.update(lease);
+                written = updated.getMetadata().getResourceVersion();
+                observe(identity + "@" + updated.getSpec().getRenewTime());
                 return true;
             } catch (ApiException e) {
                 if (e.code() == 409) {
@@ -201,41 +264,11 @@ public final class LeaderElector {
                 throw e;
             }
         }
-        Lease lease = current.get();
-        LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
-        String record = spec.getHolderIdentity() + "@" + spec.getRenewTime();
-        if (!record.equals(observedRecord)) {
-            observe(record);
-        }
-        boolean mine = identity.equals(spec.getHolderIdentity());
-        boolean held = spec.getHolderIdentity() != null && !spec.getHolderIdentity().isEmpty();
-        boolean expired = System.nanoTime() - observedAt > timing.leaseDuration().toNanos();
-        if (!mine && held && !expired) {
-            return false;
-        }
-        if (!mine) {
-            spec.setAcquireTime(now);
-            spec.setLeaseTransitions(Objects.requireNonNullElse(spec.getLeaseTransitions(), 0) + 1);
-        }
-        spec.setHolderIdentity(identity);
-        spec.setRenewTime(now);
-        spec.setLeaseDurationSeconds(seconds());
-        lease.setSpec(spec);
-        try {
-            Lease updated = client.update(lease);
-            observe(identity + "@" + updated.getSpec().getRenewTime());
-            return true;
-        } catch (ApiException e) {
-            if (e.code() == 409) {
-                return false;
-            }
-            throw e;
-        }
-    }
 
-    private void observe(String record) {
-        observedRecord = record;
-        observedAt = System.nanoTime();
+        private void observe(String record) {
+            observedRecord = record;
+            observedAt = System.nanoTime();
+        }
     }
 
     private int seconds() {

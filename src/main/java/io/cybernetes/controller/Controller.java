@@ -34,6 +34,8 @@ public final class Controller {
     private final int workers;
     private final RateLimitingQueue<String> queue;
     private final List<Thread> threads = new ArrayList<>();
+    /** Workers told to stop that may still be finishing a reconcile. */
+    private final List<Thread> stopping = new ArrayList<>();
     private final AtomicLong reconciles = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicReference<LastError> lastError = new AtomicReference<>();
@@ -173,11 +175,34 @@ public final class Controller {
         }
     }
 
-    /** Stops taking keys; workers finish the reconcile they are in. */
+    /** Stops taking keys; workers finish the reconcile they are in ({@link #awaitStopped} waits for that). */
     public synchronized void stop() {
         running = false;
         queue.shutDown();
+        stopping.addAll(threads);
         threads.clear();
+    }
+
+    /** Waits, until the deadline ({@link System#nanoTime}), for the workers {@link #stop} stopped to end. */
+    public boolean awaitStopped(long deadline) throws InterruptedException {
+        List<Thread> workers;
+        synchronized (this) {
+            workers = new ArrayList<>(stopping);
+        }
+        for (Thread t : workers) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            t.join(Math.max(1, left / 1_000_000));
+            if (t.isAlive()) {
+                return false;
+            }
+            synchronized (this) {
+                stopping.remove(t);
+            }
+        }
+        return true;
     }
 
     private void work() {

@@ -25,6 +25,8 @@ import java.util.function.BiFunction;
 public final class ControllerManager {
 
     private static final Logger log = LoggerFactory.getLogger(ControllerManager.class);
+    /** How long a stopping term waits for the reconciles under way. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     /** Builds one controller for a term, wiring its handlers into the shared informers. */
     public interface Registration extends BiFunction<ApiClient, SharedInformerFactory, Controller> {
@@ -74,21 +76,31 @@ public final class ControllerManager {
                 });
     }
 
-    public synchronized void start() {
-        if (elector != null) {
-            elector.start();
-        } else {
-            startTerm();
+    public void start() {
+        synchronized (lifecycle) {
+            if (elector != null) {
+                elector.start();
+            } else {
+                startTerm();
+            }
         }
     }
 
-    /** Stops the controllers; a leader releases its lease after they have stopped (not under this lock, which they take). */
+    /**
+     * Stops the controllers and waits (a while) for the reconciles under way; a leader releases its lease after
+     * that. Under a lock of its own: the elector's thread takes this object's to stop the term.
+     */
     public void stop() {
-        if (elector != null) {
-            elector.stop();
+        synchronized (lifecycle) {
+            if (elector != null) {
+                elector.stop();
+            }
+            stopTerm();
         }
-        stopTerm();
     }
+
+    /** Orders start and stop (the term's own changes are under this object's lock). */
+    private final Object lifecycle = new Object();
 
     /** The client the controllers use (in-process, as the controller manager's identity). */
     public ApiClient client() {
@@ -166,6 +178,19 @@ public final class ControllerManager {
         term = null;
         t.controllers().values().forEach(Controller::stop);
         t.informers().stop();
+        // the reconciles under way finish before a successor may start its own
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        try {
+            for (Controller c : t.controllers().values()) {
+                if (!c.awaitStopped(deadline)) {
+                    log.warn("controller manager {}: {} still reconciling after {}", identity, c.status().name(),
+                            STOP_WAIT);
+                    break;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         log.info("controller manager {}: stopped its controllers", identity);
     }
 

@@ -46,6 +46,8 @@ public final class NodeFleet implements AutoCloseable {
     /** The watches of pods: one for the fleet ("") or one for each node, by the node's name. */
     private final Map<String, SharedInformer<Pod>> pods = new ConcurrentHashMap<>();
     private ResourceEventHandler<Pod> podHandler;
+    /** The node each watched pod is bound to, by key: which watch has the pod now. */
+    private final Map<String, String> nodeOfPod = new ConcurrentHashMap<>();
     private RateLimitingQueue<String> queue;
     private ScheduledExecutorService heartbeats;
     private final List<Thread> workerThreads = new ArrayList<>();
@@ -126,15 +128,11 @@ public final class NodeFleet implements AutoCloseable {
         return watched(namespace + "/" + name).filter(p -> agents.containsKey(p.getSpec().getNodeName()));
     }
 
-    /** The pod of that key in whichever watch has it. */
+    /** The pod of that key in the watch of the node it is bound to (a stale copy on a node it left is not it). */
     private Optional<Pod> watched(String key) {
-        for (SharedInformer<Pod> informer : pods.values()) {
-            Optional<Pod> p = informer.indexer().get(key);
-            if (p.isPresent()) {
-                return p;
-            }
-        }
-        return Optional.empty();
+        String node = nodeOfPod.get(key);
+        SharedInformer<Pod> informer = node == null ? null : pods.getOrDefault(node, pods.get(""));
+        return informer == null ? Optional.empty() : informer.indexer().get(key);
     }
 
     /** Fault injection: the pod's container (its first when null) exits; false when the fleet does not run it. */
@@ -163,6 +161,7 @@ public final class NodeFleet implements AutoCloseable {
             @Override
             public void onAdd(Pod p) {
                 if (agents.containsKey(p.getSpec().getNodeName())) {
+                    nodeOfPod.put(Keys.of(p), p.getSpec().getNodeName());
                     q.add(Keys.of(p));
                 }
             }
@@ -176,6 +175,7 @@ public final class NodeFleet implements AutoCloseable {
             public void onDelete(Pod p, boolean finalStateUnknown) {
                 NodeAgent agent = agents.get(p.getSpec().getNodeName());
                 if (agent != null) {
+                    nodeOfPod.remove(Keys.of(p), p.getSpec().getNodeName());
                     agent.forget(Keys.of(p));
                 }
             }
@@ -289,6 +289,7 @@ public final class NodeFleet implements AutoCloseable {
         queue.shutDown();
         pods.values().forEach(SharedInformer::stop);
         pods.clear();
+        nodeOfPod.clear();
         heartbeats.shutdownNow();
         if (kubelets != null) {
             kubelets.close();

@@ -72,13 +72,21 @@ public final class SchedulerManager {
     }
 
     public void start() {
-        elector.start();
+        synchronized (lifecycle) {
+            elector.start();
+        }
     }
 
+    /** Stops scheduling; under a lock of its own, as the elector's thread takes this object's to stop the term. */
     public void stop() {
-        elector.stop();
-        stopTerm();
+        synchronized (lifecycle) {
+            elector.stop();
+            stopTerm();
+        }
     }
+
+    /** Orders start and stop. */
+    private final Object lifecycle = new Object();
 
     public boolean isLeader() {
         return term != null;
@@ -324,5 +332,14 @@ public final class SchedulerManager {
         t.informers().stop();
         t.binders().shutdownNow();
         t.scheduler().close();
+        try {
+            // bindings under way finish before a successor may schedule
+            if (!t.binders().awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                log.warn("scheduler: bindings still under way after 5s");
+            }
+            t.loop().join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -74,7 +74,7 @@ class CelAuthorizerTest {
                 + ".check('list').allowed()", access)).isEqualTo(true);
         assertThat(access.asked).containsExactly("alice|devs|list||pods||||spec.nodeName=n1|app=web",
                 "alice|devs|list||secrets||team-a|||tier in (db)");
-        // a selector costs by its length, as Kubernetes counts it (10 + 2 + 16 × 25 for these 16 characters)
+        // a selector costs by its length, as Kubernetes counts it (10 + 2 + 8 × 50 for these 16 characters)
         String narrowed = "authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1') == authorizer"
                 + ".group('').resource('pods')";
         Map<String, Object> vars = new HashMap<>();

@@ -71,6 +71,10 @@ class NodeAuthorizerTest extends ApiTestSupport {
                 Arguments.of("a node may not read a secret only another node's pod uses", "GET",
                         secrets + "other-secret", false),
                 Arguments.of("a node may not list secrets", "GET", "/api/v1/namespaces/" + NS + "/secrets", false),
+                Arguments.of("a node watches a secret its pod mounts by name", "GET", "/api/v1/namespaces/" + NS
+                        + "/secrets?fieldSelector=metadata.name%3Dused-secret&watch=true&timeoutSeconds=1", true),
+                Arguments.of("a node may not watch another node's pod's secret", "GET", "/api/v1/namespaces/" + NS
+                        + "/secrets?fieldSelector=metadata.name%3Dother-secret&watch=true&timeoutSeconds=1", false),
                 Arguments.of("a node updates the status of its own pod", "PATCH", pods + "on-node1/status", true),
                 Arguments.of("a node may not update the status of another node's pod", "PATCH", pods + "on-node2/status",
                         false),

@@ -45,5 +45,12 @@ class SelectorsTest {
         assertThat(s.labelError()).contains("unable to parse requirement");
         assertThat(s.isEmpty()).isFalse();
         assertThat(s.requiresField("spec.nodeName", "")).isFalse();
+        // values as Kubernetes unescapes them: a bare '=' or ',' and unknown escapes are refused
+        assertThat(Selectors.parse("metadata.name=a=b", null).fieldError())
+                .isEqualTo("invalid field selector: unescaped character in value: =");
+        assertThat(Selectors.parse("metadata.name=a\\x", null).fieldError())
+                .isEqualTo("invalid field selector: invalid escape sequence: \\x");
+        assertThat(Selectors.parse("metadata.name=a\\=b", null).field()).containsExactly(
+                new Selectors.Requirement("metadata.name", Selectors.IN, List.of("a=b")));
     }
 }

@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.stereotype.Component;
 
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * What a request asks, for the authorizers, as the apiserver's RequestInfoFactory: paths
@@ -27,16 +28,23 @@ class KubeRequestAttributes implements RequestAttributesResolver {
 
     @Override
     public RequestAttributes resolve(HttpServletRequest request, UserInfo user) {
-        RequestAttributes a = resolve(request.getMethod(), request.getRequestURI(),
-                RequestReader.isTrue(request.getParameter("watch")), user);
+        return resolve(request.getMethod(), request.getRequestURI(), request::getParameter, user);
+    }
+
+    /**
+     * The attributes of a request by method, path and its query parameters (decoded, null when absent), for
+     * requests over HTTP and in-process alike.
+     */
+    static RequestAttributes resolve(String method, String path, Function<String, String> parameter, UserInfo user) {
+        RequestAttributes a = resolve(method, path, RequestReader.isTrue(parameter.apply("watch")), user);
         if (!a.resourceRequest()) {
             return a;
         }
         return switch (a.verb()) {
             // what a list, watch or deletecollection selects is what it asks for: authorizers may judge by it
             case "list", "watch", "deletecollection" -> {
-                Selectors selectors = Selectors.parse(request.getParameter("fieldSelector"),
-                        request.getParameter("labelSelector"));
+                Selectors selectors = Selectors.parse(parameter.apply("fieldSelector"),
+                        parameter.apply("labelSelector"));
                 RequestAttributes selecting = a.withSelectors(selectors);
                 String name = a.verb().equals("deletecollection") ? null : exactName(selectors);
                 // a list or watch of one name is about that object, as kube-apiserver has it: a rule's
@@ -61,8 +69,8 @@ class KubeRequestAttributes implements RequestAttributesResolver {
         return null;
     }
 
-    /** The attributes of a request by method, path and whether it asks to watch. */
-    static RequestAttributes resolve(String method, String path, boolean watch, UserInfo user) {
+    /** The attributes of a request by method, path and whether it asks to watch (without its selectors). */
+    private static RequestAttributes resolve(String method, String path, boolean watch, UserInfo user) {
         RequestInfo info = resourceInfo(path);
         if (info == null) {
             return RequestAttributes.nonResource(user, method.toLowerCase(Locale.ROOT), path);

@@ -115,7 +115,8 @@ class LocalApiServer implements LocalApi {
 
     private void audit(Audited a, boolean watch) {
         RequestAttributes attrs = a.attributes != null ? a.attributes : KubeRequestAttributes.resolve(
-                a.request.method(), a.request.path(), watch, UserInfo.anonymous());
+                a.request.method(), a.request.path(), name -> name.equals("watch") ? String.valueOf(watch) : null,
+                UserInfo.anonymous());
         Request r = a.request;
         String type = r.contentType();
         recorder.record(new AuditRecorder.Entry(AuditRecorder.newAuditId(), a.user, null, attrs,
@@ -133,8 +134,7 @@ class LocalApiServer implements LocalApi {
             throw ApiException.unauthorized();
         }
         audited.user = user;
-        boolean watch = RequestReader.isTrue(query.get("watch"));
-        RequestAttributes attrs = KubeRequestAttributes.resolve(request.method(), request.path(), watch, user);
+        RequestAttributes attrs = KubeRequestAttributes.resolve(request.method(), request.path(), query::get, user);
         audited.attributes = attrs;
         if (!attrs.resourceRequest()) {
             throw ApiException.pathNotFound();

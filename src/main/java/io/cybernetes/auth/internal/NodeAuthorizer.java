@@ -37,7 +37,10 @@ final class NodeAuthorizer implements Authorizer {
         String group = a.apiGroup();
         if (group.isEmpty()) {
             switch (a.resource()) {
-                case "secrets", "configmaps", "persistentvolumeclaims" -> {
+                case "secrets", "configmaps" -> {
+                    return readNamespaced(node, a);
+                }
+                case "persistentvolumeclaims" -> {
                     return readThroughPod(node, a);
                 }
                 case "serviceaccounts" -> {
@@ -66,6 +69,26 @@ final class NodeAuthorizer implements Authorizer {
             }
         }
         return byRules(a);
+    }
+
+    /**
+     * A secret or config map a pod of the node uses: got, or listed and watched by name ({@code metadata.name=x},
+     * as the kubelet's watching secret and config map managers ask).
+     */
+    private Decision readNamespaced(String node, RequestAttributes a) {
+        if (!List.of("get", "list", "watch").contains(a.verb())) {
+            return Decision.noOpinion("can only read resources of this type");
+        }
+        if (!a.subresource().isEmpty()) {
+            return Decision.noOpinion("cannot read subresource");
+        }
+        if (a.namespace().isEmpty()) {
+            return Decision.noOpinion("can only read namespaced object of this type");
+        }
+        if (a.name().isEmpty()) {
+            return Decision.noOpinion("No Object name found");
+        }
+        return related(node, a, graph.references(node, a.resource(), a.namespace(), a.name()));
     }
 
     private Decision readThroughPod(String node, RequestAttributes a) {
