@@ -126,13 +126,17 @@ class DatabaseOutageWorkloadsTest {
         String ns = "outage-" + System.nanoTime();
         assertThat(server.call("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}")
                 .statusCode()).isEqualTo(201);
-        // pods that would be evicted a second after an unreachable:NoExecute taint
+        // pods that would be evicted a second after an unreachable:NoExecute taint, on this test's nodes (the
+        // database is shared: nodes other tests' servers left behind are there too, unreachable)
         assertThat(server.call("POST", "/apis/apps/v1/namespaces/" + ns + "/deployments", """
                 {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"steady"},
                  "spec":{"replicas":3,"selector":{"matchLabels":{"app":"steady"}},
                   "template":{"metadata":{"labels":{"app":"steady"}},
                    "spec":{"tolerations":[{"key":"node.kubernetes.io/unreachable","operator":"Exists",
                                            "effect":"NoExecute","tolerationSeconds":1}],
+                           "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
+                             {"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone",
+                              "operator":"In","values":["outage-zone-a","outage-zone-b"]}]}]}}},
                            "containers":[{"name":"c","image":"nginx"}]}}}}""").statusCode()).isEqualTo(201);
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> pods(ns).size() == 3
