@@ -267,6 +267,27 @@ class KubectlTest extends ApiTestSupport {
         assertThat(kubectl("auth", "can-i", "delete", "nodes").out().trim()).isEqualTo("yes");
     }
 
+    /** The README's example: a Role naming one ConfigMap lets kubectl list it by name, and nothing more. */
+    @Test
+    void resourceNamesLetKubectlListThatObjectByFieldSelector() throws Exception {
+        assertThat(kubectl("create", "configmap", "settings", "-n", ns, "--from-literal=mode=fast").exit()).isZero();
+        assertThat(kubectl("create", "role", "one-config", "-n", ns, "--verb=get,list,watch", "--resource=configmaps",
+                "--resource-name=settings").exit()).isZero();
+        assertThat(kubectl("create", "rolebinding", "dora-one-config", "-n", ns, "--role=one-config", "--user=dora")
+                .exit()).isZero();
+        long deadline = System.currentTimeMillis() + 10_000;
+        Run byName = kubectl("--as=dora", "get", "configmaps", "-n", ns, "--field-selector", "metadata.name=settings");
+        while (byName.exit() != 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            byName = kubectl("--as=dora", "get", "configmaps", "-n", ns, "--field-selector", "metadata.name=settings");
+        }
+        assertThat(byName.exit()).as(byName.all()).isZero();
+        assertThat(byName.out()).contains("settings");
+        Run all = kubectl("--as=dora", "get", "configmaps", "-n", ns);
+        assertThat(all.exit()).isNotZero();
+        assertThat(all.err()).contains("configmaps is forbidden: User \"dora\" cannot list resource \"configmaps\"");
+    }
+
     @Test
     void asAndAsGroupRunTheCommandAsTheImpersonatedUserOnlyWithImpersonateRights() throws Exception {
         Run bind = kubectl("create", "rolebinding", "team-a-view", "-n", ns, "--clusterrole=view", "--group=team-a");

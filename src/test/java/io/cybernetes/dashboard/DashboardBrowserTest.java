@@ -375,7 +375,13 @@ class DashboardBrowserTest extends SimulatedClusterSupport {
         waiting().until(d -> !d.findElements(delete).isEmpty());
         String pod = waiting().until(d -> d.findElement(delete).getAttribute("data-key")).split("/")[1];
         click(delete);
-        waiting().until(d -> get("/api/v1/namespaces/" + NS + "/pods/" + pod).code() == 404);
+        try {
+            waiting().until(d -> get("/api/v1/namespaces/" + NS + "/pods/" + pod).code() == 404);
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("pod " + pod + " was not let go by its node: " + get("/api/v1/namespaces/" + NS
+                    + "/pods/" + pod).body() + "\nnodes: " + get("/api/v1/nodes").json().path("items").findValues(
+                    "conditions"), e);
+        }
     }
 
     @Test
