@@ -42,6 +42,8 @@ public final class DeltaFifo<T extends HasMetadata> {
     private boolean populated;
     private int initialPopulationCount;
     private boolean closed;
+    /** The first list came in and no pop has returned since: a waiting pop returns to say so. */
+    private boolean syncNews;
 
     /**
      * @param knownKeys the keys the informer's indexer holds (for deletions a relist reveals and for resyncs)
@@ -84,6 +86,8 @@ public final class DeltaFifo<T extends HasMetadata> {
         if (!populated) {
             populated = true;
             initialPopulationCount = queue.size();
+            syncNews = true; // a popper waiting on an empty list learns that the first list is in
+            notifyAll();
         }
     }
 
@@ -122,13 +126,14 @@ public final class DeltaFifo<T extends HasMetadata> {
     /** The next key's deltas, oldest first; waits up to the timeout; null when there are none (or closed). */
     public synchronized List<Delta<T>> pop(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (queue.isEmpty() && !closed) {
+        while (queue.isEmpty() && !closed && !syncNews) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return null;
             }
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
+        syncNews = false;
         String key = queue.pollFirst();
         if (key == null) {
             return null;

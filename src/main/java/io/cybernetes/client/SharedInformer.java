@@ -118,7 +118,10 @@ public final class SharedInformer<T extends HasMetadata> {
         long nextResync = System.nanoTime() + resyncPeriod.toNanos();
         while (running) {
             try {
-                List<DeltaFifo.Delta<T>> deltas = fifo.pop(100, TimeUnit.MILLISECONDS);
+                // asleep until there is something to do: a delta, the first list in, the next resync, the stop
+                long untilResync = resyncPeriod.isZero() ? TimeUnit.MINUTES.toNanos(1)
+                        : Math.max(1, nextResync - System.nanoTime());
+                List<DeltaFifo.Delta<T>> deltas = fifo.pop(untilResync, TimeUnit.NANOSECONDS);
                 if (deltas != null) {
                     synchronized (handlerLock) {
                         deltas.forEach(this::apply);
