@@ -63,10 +63,6 @@ public record Selectors(List<Requirement> field, String fieldError, List<Require
         return new Selectors(field, fieldError, label, labelError);
     }
 
-    public boolean isEmpty() {
-        return field.isEmpty() && label.isEmpty() && fieldError.isEmpty() && labelError.isEmpty();
-    }
-
     /** Whether the field selector requires {@code key} to equal {@code value} (so only such objects are asked for). */
     public boolean requiresField(String key, String value) {
         return field.stream().anyMatch(r -> r.key().equals(key) && r.operator().equals(IN)
@@ -89,7 +85,7 @@ public record Selectors(List<Requirement> field, String fieldError, List<Require
     }
 
     /** A field selector's terms (as {@link FieldSelector#terms} parses them) as requirements; a 400 when it does not parse. */
-    public static List<Requirement> parseFields(String selector) {
+    private static List<Requirement> parseFields(String selector) {
         List<Requirement> out = new ArrayList<>();
         for (FieldSelector.Term t : FieldSelector.terms(selector)) {
             out.add(new Requirement(t.field(), t.equals() ? IN : NOT_IN, List.of(t.value())));

@@ -51,6 +51,8 @@ public final class LeaderElector {
     private final Callbacks callbacks;
     /** The campaign started last (null: stopped); an earlier one may still be stepping down. */
     private volatile Campaign campaign;
+    /** The thread of the campaign started last, which the next one waits for. */
+    private Thread previous;
 
     public LeaderElector(ApiClient client, String namespace, String name, String identity, Timing timing,
                          Callbacks callbacks) {
@@ -72,8 +74,6 @@ public final class LeaderElector {
         previous = c.thread;
         c.thread.start();
     }
-
-    private Thread previous;
 
     /**
      * Stops competing, and returns once a leader has stepped down: its {@code stoppedLeading}

@@ -33,9 +33,8 @@ public final class Controller {
     private final Reconciler reconciler;
     private final int workers;
     private final RateLimitingQueue<String> queue;
+    /** The workers of the last start (after a stop, those that may still be finishing a reconcile). */
     private final List<Thread> threads = new ArrayList<>();
-    /** Workers told to stop that may still be finishing a reconcile. */
-    private final List<Thread> stopping = new ArrayList<>();
     private final AtomicLong reconciles = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicReference<LastError> lastError = new AtomicReference<>();
@@ -167,6 +166,7 @@ public final class Controller {
             return;
         }
         running = true;
+        threads.clear();
         for (int i = 0; i < workers; i++) {
             Thread t = new Thread(this::work, name + "-worker-" + i);
             t.setDaemon(true);
@@ -179,15 +179,13 @@ public final class Controller {
     public synchronized void stop() {
         running = false;
         queue.shutDown();
-        stopping.addAll(threads);
-        threads.clear();
     }
 
     /** Waits, until the deadline ({@link System#nanoTime}), for the workers {@link #stop} stopped to end. */
     public boolean awaitStopped(long deadline) throws InterruptedException {
         List<Thread> workers;
         synchronized (this) {
-            workers = new ArrayList<>(stopping);
+            workers = List.copyOf(threads);
         }
         for (Thread t : workers) {
             long left = deadline - System.nanoTime();
@@ -197,9 +195,6 @@ public final class Controller {
             t.join(Math.max(1, left / 1_000_000));
             if (t.isAlive()) {
                 return false;
-            }
-            synchronized (this) {
-                stopping.remove(t);
             }
         }
         return true;

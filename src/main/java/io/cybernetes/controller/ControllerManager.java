@@ -183,7 +183,7 @@ public final class ControllerManager {
         try {
             for (Controller c : t.controllers().values()) {
                 if (!c.awaitStopped(deadline)) {
-                    log.warn("controller manager {}: {} still reconciling after {}", identity, c.status().name(),
+                    log.warn("controller manager {}: {} still reconciling after {}", identity, c.name(),
                             STOP_WAIT);
                     break;
                 }

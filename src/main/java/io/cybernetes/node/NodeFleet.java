@@ -131,8 +131,14 @@ public final class NodeFleet implements AutoCloseable {
     /** The pod of that key in the watch of the node it is bound to (a stale copy on a node it left is not it). */
     private Optional<Pod> watched(String key) {
         String node = nodeOfPod.get(key);
-        SharedInformer<Pod> informer = node == null ? null : pods.getOrDefault(node, pods.get(""));
+        SharedInformer<Pod> informer = node == null ? null : watchOf(node);
         return informer == null ? Optional.empty() : informer.indexer().get(key);
+    }
+
+    /** The watch that has the node's pods: its own, or the fleet's. */
+    private SharedInformer<Pod> watchOf(String node) {
+        SharedInformer<Pod> own = pods.get(node);
+        return own != null ? own : pods.get("");
     }
 
     /** Fault injection: the pod's container (its first when null) exits; false when the fleet does not run it. */
@@ -247,7 +253,7 @@ public final class NodeFleet implements AutoCloseable {
     }
 
     private List<Pod> podsOn(String node) {
-        SharedInformer<Pod> informer = pods.containsKey(node) ? pods.get(node) : pods.get("");
+        SharedInformer<Pod> informer = watchOf(node);
         return informer == null ? List.of() : informer.indexer().list().stream()
                 .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
     }

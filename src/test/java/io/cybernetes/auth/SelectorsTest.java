@@ -33,7 +33,6 @@ class SelectorsTest {
                 new Selectors.Requirement("legacy", Selectors.DOES_NOT_EXIST, List.of()),
                 new Selectors.Requirement("env", Selectors.NOT_IN, List.of("prod")));
         assertThat(Selectors.parse(null, null)).isEqualTo(Selectors.NONE);
-        assertThat(Selectors.NONE.isEmpty()).isTrue();
     }
 
     @Test
@@ -43,7 +42,6 @@ class SelectorsTest {
         assertThat(s.fieldError()).isEqualTo("invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'");
         assertThat(s.label()).isEmpty();
         assertThat(s.labelError()).contains("unable to parse requirement");
-        assertThat(s.isEmpty()).isFalse();
         assertThat(s.requiresField("spec.nodeName", "")).isFalse();
         // values as Kubernetes unescapes them: a bare '=' or ',' and unknown escapes are refused
         assertThat(Selectors.parse("metadata.name=a=b", null).fieldError())

@@ -24,6 +24,26 @@ class ControllerTest {
         }
     }
 
+    /** A stopped controller's reconcile under way is waited for, so a successor does not overlap it. */
+    @Test
+    void stoppingWaitsForTheReconcileUnderWay() throws Exception {
+        java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        controller = new Controller("test", req -> {
+            inside.countDown();
+            release.await();
+            return Result.DONE;
+        }, 1);
+        controller.start();
+        controller.enqueue("ns/slow");
+        assertThat(inside.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        controller.stop();
+        assertThat(controller.awaitStopped(System.nanoTime() + 50_000_000L)).as("still reconciling").isFalse();
+        release.countDown();
+        assertThat(controller.awaitStopped(System.nanoTime() + 5_000_000_000L)).isTrue();
+        assertThat(controller.status().reconciles()).isEqualTo(1);
+    }
+
     @Test
     void aFailingReconcileIsRetriedWithBackoffUntilItSucceedsAndTheWorkerLives() {
         AtomicInteger calls = new AtomicInteger();
