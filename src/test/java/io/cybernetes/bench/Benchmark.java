@@ -208,9 +208,9 @@ public final class Benchmark {
     private void run(String db) throws Exception {
         System.out.printf(Locale.ROOT, "Cybernetes benchmark on %s, %d clients, %ds per run, %d cores%n", db, CLIENTS,
                 RUN.toSeconds(), Runtime.getRuntime().availableProcessors());
-        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench\"}}");
-        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench-list\"}}");
-        http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench-watch\"}}");
+        for (String ns : BENCH_NAMESPACES) {
+            http("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}");
+        }
         System.out.println("authorization and admission: " + System.getProperty("bench.security", "on") + "; audit log: "
                 + System.getProperty("bench.audit", "off"));
         grantBenchUser();
@@ -244,7 +244,7 @@ public final class Benchmark {
             return;
         }
         if ("api".equals(System.getProperty("bench.only"))) {
-            load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+            warmUntilCompiled();
             load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)))
                     .print("API create over HTTPS (1 KiB ConfigMap)");
             return;
@@ -252,7 +252,7 @@ public final class Benchmark {
         Result raw = rawInserts(false);
         Result rawCounter = rawInserts(true);
         Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
-        load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+        warmUntilCompiled();
         Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
 
         System.out.println();
@@ -287,7 +287,7 @@ public final class Benchmark {
         String value = Json.write(configMap("etcd"));
         Result raw = rawInserts(false);
         Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
-        load("api warm-up", Duration.ofSeconds(3), i -> create("/api/v1/namespaces/bench/configmaps", configMap("w" + i)));
+        warmUntilCompiled();
         Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
         Result[] etcd = new Result[2];
         WatchDelivery.Result etcdWatch;
@@ -341,6 +341,10 @@ public final class Benchmark {
         loadCount("warm-up", 1_000, i -> create(cms, configMap("w" + i)));
         loadCount("warm-up", 1_000, i -> create(secrets, secret("w" + i)));
         loadCount("warm-up", 1_000, i -> create(pods, pod("w" + i)));
+        // the policies' own code paths (CEL's interpreter above all) warmed as much as the rest before any round
+        benchPolicies(true, null);
+        loadCount("warm-up", 1_000, i -> create(pods, pod("v" + i)));
+        benchPolicies(false, null);
         // the store grows as the phases run, which slows later writes a little: the two sides of each
         // comparison alternate in rounds, so that neither is measured on a smaller database
         List<Result[]> storage = new ArrayList<>();
@@ -365,20 +369,22 @@ public final class Benchmark {
                 quiesce();
                 without = loadCount("pods", podEach, i -> create(pods, pod("p" + round + "-" + i)));
             }
-            benchPolicies(true);
+            benchPolicies(true, null);
             quiesce();
             double[] before = policyPluginTime();
             Result with = loadCount("pods with policies", podEach, i -> create(pods, pod("q" + round + "-" + i)));
             double[] after = policyPluginTime();
             pluginSeconds += after[0] - before[0];
             pluginCalls += after[1] - before[1];
-            benchPolicies(false);
+            benchPolicies(false, null);
             if (without == null) {
                 quiesce();
                 without = loadCount("pods", podEach, i -> create(pods, pod("p" + round + "-" + i)));
             }
             policies.add(new Result[] {without, with});
         }
+        List<Result[]> storageAtOnce = simultaneousRounds(rounds, false);
+        List<Result[]> policiesAtOnce = simultaneousRounds(rounds, true);
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d creates of each in %d rounds, %d clients%n%n", each * rounds, rounds, CLIENTS);
         System.out.println(Load.HEADER);
@@ -391,9 +397,23 @@ public final class Benchmark {
             policies.get(r)[0].print("round " + (r + 1) + ": API create, pod");
             policies.get(r)[1].print("round " + (r + 1) + ": API create, pod, 10 ValidatingAdmissionPolicies matching");
         }
-        System.out.printf(Locale.ROOT, "%nencrypted Secret / plain ConfigMap rate = %.2f; pods with 10 policies / without"
-                + " = %.2f (all rounds together)%n", combined(storage, 1) / combined(storage, 0),
+        for (int r = 0; r < rounds; r++) {
+            storageAtOnce.get(r)[0].print("round " + (r + 1) + ", both sides at once: 1 KiB ConfigMap (stored as it is)");
+            storageAtOnce.get(r)[1].print("round " + (r + 1) + ", both sides at once: 1 KiB Secret (encrypted at rest,"
+                    + " secretbox)");
+        }
+        for (int r = 0; r < rounds; r++) {
+            policiesAtOnce.get(r)[0].print("round " + (r + 1) + ", both sides at once: pod, namespace without policies");
+            policiesAtOnce.get(r)[1].print("round " + (r + 1) + ", both sides at once: pod, 10 ValidatingAdmissionPolicies"
+                    + " matching");
+        }
+        System.out.printf(Locale.ROOT, "%nall rounds together, one side at a time: encrypted Secret / plain ConfigMap rate"
+                + " = %.2f; pods with 10 policies / without = %.2f%n", combined(storage, 1) / combined(storage, 0),
                 combined(policies, 1) / combined(policies, 0));
+        System.out.printf(Locale.ROOT, "all rounds together, both sides at once (CPU µs/op there: per create of either"
+                + " side): encrypted Secret / plain ConfigMap rate = %.2f; pods with 10 policies / without = %.2f%n",
+                combined(storageAtOnce, 1) / combined(storageAtOnce, 0),
+                combined(policiesAtOnce, 1) / combined(policiesAtOnce, 0));
         System.out.printf(Locale.ROOT, "the ValidatingAdmissionPolicy plugin's own time per create while 10 policies"
                 + " matched: %.1f µs (apiserver_admission_controller_admission_duration_seconds, %,.0f calls)%n",
                 pluginSeconds / pluginCalls * 1e6, pluginCalls);
@@ -595,8 +615,60 @@ public final class Benchmark {
         }
     }
 
-    /** Creates (or deletes) 10 ValidatingAdmissionPolicies bound to every pod create, each checking the containers. */
-    private void benchPolicies(boolean present) throws Exception {
+    /**
+     * The comparisons with both sides running at once, half the clients each, so that whatever else the server
+     * does meanwhile — collections, the controllers following the objects, the store's upkeep — falls on both
+     * sides alike and the two rates differ by what the guard rail costs, not by when each side happened to run:
+     * ConfigMaps next to encrypted Secrets; pods in two namespaces with the 10 policies bound to one of them
+     * (each in turn, round by round).
+     */
+    private List<Result[]> simultaneousRounds(int rounds, boolean policies) throws Exception {
+        String[] namespaces = {"bench-policy-a", "bench-policy-b"};
+        Duration run = Duration.ofSeconds(Math.max(3, RUN.toSeconds() / 2));
+        List<Result[]> out = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            int round = r;
+            if (!policies) {
+                quiesce();
+                out.add(atOnce(run, i -> create("/api/v1/namespaces/bench/configmaps", configMap("a" + round + "-" + i)),
+                        i -> create("/api/v1/namespaces/bench/secrets", secret("a" + round + "-" + i))));
+                continue;
+            }
+            String bound = namespaces[r % 2];
+            String free = namespaces[(r + 1) % 2];
+            benchPolicies(true, bound);
+            quiesce();
+            out.add(atOnce(run, i -> create("/api/v1/namespaces/" + free + "/pods", podIn(free, "t" + round + "-" + i)),
+                    i -> create("/api/v1/namespaces/" + bound + "/pods", podIn(bound, "t" + round + "-" + i))));
+            benchPolicies(false, null);
+        }
+        return out;
+    }
+
+    /**
+     * Two loads at once for the same time, half the clients each. Each side's window saw the process's CPU for
+     * both: the CPU per operation given is per operation of either side, the same for both.
+     */
+    private static Result[] atOnce(Duration run, Load.Op first, Load.Op second) throws Exception {
+        var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return Load.timed(CLIENTS / 2, run, second);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Result a = Load.timed(CLIENTS / 2, run, first);
+        Result b = other.get();
+        double cpu = (a.cpuMicros() * a.count() + b.cpuMicros() * b.count()) / 2 / (a.count() + b.count());
+        return new Result[] {new Result(a.rate(), a.p50(), a.p99(), a.count(), cpu),
+                new Result(b.rate(), b.p50(), b.p99(), b.count(), cpu)};
+    }
+
+    /**
+     * Creates (or deletes) 10 ValidatingAdmissionPolicies bound to every pod create (in {@code namespace} only,
+     * when it is given), each checking the containers.
+     */
+    private void benchPolicies(boolean present, String namespace) throws Exception {
         String policies = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
         String bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
         for (int p = 0; p < 10; p++) {
@@ -611,8 +683,11 @@ public final class Benchmark {
                      "apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["pods"]}]},
                      "validations":[{"expression":"object.spec.containers.all(c, c.image != '' && c.name.size() < 64)",
                       "message":"every container needs an image"}]}}""".formatted(name));
+            String matchResources = namespace == null ? "" : ",\"matchResources\":{\"namespaceSelector\":{"
+                    + "\"matchLabels\":{\"kubernetes.io/metadata.name\":\"" + namespace + "\"}}}";
             HttpResponse<String> binding = http("POST", bindings, "{\"metadata\":{\"name\":\"" + name + "\"},"
-                    + "\"spec\":{\"policyName\":\"" + name + "\",\"validationActions\":[\"Deny\"]}}");
+                    + "\"spec\":{\"policyName\":\"" + name + "\",\"validationActions\":[\"Deny\"]"
+                    + matchResources + "}}");
             if (policy.statusCode() != 201 || binding.statusCode() != 201) {
                 throw new IllegalStateException("policy refused: " + policy.body() + " " + binding.body());
             }
@@ -628,7 +703,12 @@ public final class Benchmark {
     }
 
     private static ObjectNode pod(String name) {
+        return podIn("bench", name);
+    }
+
+    private static ObjectNode podIn(String namespace, String name) {
         ObjectNode o = core("Pod", name);
+        ((ObjectNode) o.get("metadata")).put("namespace", namespace);
         o.putObject("spec").putArray("containers").addObject().put("name", "c").put("image", "nginx:1.27");
         return o;
     }
@@ -899,6 +979,42 @@ public final class Benchmark {
     /** One kept-alive connection per load thread. */
     private final ThreadLocal<KeepAliveClient> clients = new ThreadLocal<>();
 
+    /**
+     * Warms the server up with ConfigMaps created and deleted again (so the store does not grow) until its JIT
+     * compiler has settled: 5-second steps until compiling takes under a tenth of a step's time, three minutes at
+     * most. On two cores a server just started compiles for one to two minutes under load and creates at a third
+     * of its settled rate meanwhile; each step is printed, so the warm-up is a figure too.
+     */
+    private void warmUntilCompiled() throws Exception {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        String path = "/api/v1/namespaces/bench/configmaps";
+        long started = System.nanoTime();
+        for (int step = 1; ; step++) {
+            long compiled = jit.getTotalCompilationTime();
+            long t0 = System.nanoTime();
+            int s = step;
+            Result r = load("warm-up", Duration.ofSeconds(5), i -> {
+                String name = "warm" + s + "-" + i;
+                create(path, configMap(name));
+                delete(path + "/" + name);
+            });
+            double busy = (jit.getTotalCompilationTime() - compiled) / ((System.nanoTime() - t0) / 1e6);
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            System.out.printf(Locale.ROOT, "warm-up %3.0f s: %,.0f creates (and deletes)/s, p99 %.2f ms; JIT compiling"
+                    + " %.0f %% of the time%n", elapsed, r.rate(), r.p99(), busy * 100);
+            if (busy < 0.1 || elapsed > 180) {
+                return;
+            }
+        }
+    }
+
+    private void delete(String path) throws Exception {
+        KeepAliveClient.Response r = clients.get().send("DELETE", path, null);
+        if (r.status() != 200) {
+            throw new IllegalStateException("delete failed: " + r.status() + " " + r.body());
+        }
+    }
+
     private void create(String path, ObjectNode body) throws Exception {
         KeepAliveClient c = clients.get();
         if (c == null) {
@@ -922,9 +1038,12 @@ public final class Benchmark {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    private static final List<String> BENCH_NAMESPACES = List.of("bench", "bench-list", "bench-watch", "bench-policy-a",
+            "bench-policy-b");
+
     /** The load user may edit in the benchmark namespaces; waits until the authorizer knows. */
     private void grantBenchUser() throws Exception {
-        for (String ns : List.of("bench", "bench-list", "bench-watch")) {
+        for (String ns : BENCH_NAMESPACES) {
             http("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings", "{\"metadata\":"
                     + "{\"name\":\"benchers\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":"
                     + "\"ClusterRole\",\"name\":\"edit\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"benchers\","
