@@ -15,8 +15,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authorization.AuthorizationDeniedException;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
@@ -106,6 +108,37 @@ class AuthConfiguration {
     @Bean
     SecurityObservationSettings securityObservationSettings() {
         return SecurityObservationSettings.noObservations();
+    }
+
+    /**
+     * Spring Security's strict firewall with its own character rules for header and parameter names and header
+     * values (assigned characters, no control characters; a tab allowed in a value), checked by a loop rather than
+     * the regular expressions it matches them with by default: every header a request reads is checked each time it
+     * is read, and with the regular expressions that was about a twentieth of a create's CPU.
+     */
+    @Bean
+    WebSecurityCustomizer firewall() {
+        StrictHttpFirewall firewall = new StrictHttpFirewall();
+        firewall.setAllowedHeaderNames(s -> assignedAndNotControl(s, false));
+        firewall.setAllowedHeaderValues(s -> assignedAndNotControl(s, true));
+        firewall.setAllowedParameterNames(s -> assignedAndNotControl(s, false));
+        return web -> web.httpFirewall(firewall);
+    }
+
+    /** Whether every code point of the text is assigned and no control character (a tab allowed if asked). */
+    static boolean assignedAndNotControl(String s, boolean tabAllowed) {
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            if (cp < 0x7f) {
+                if (cp < 0x20 && !(tabAllowed && cp == '\t')) {
+                    return false;
+                }
+            } else if (Character.isISOControl(cp) || !Character.isDefined(cp)) {
+                return false;
+            }
+            i += Character.charCount(cp);
+        }
+        return true;
     }
 
     @Bean
