@@ -182,17 +182,9 @@ final class SchedulerBenchmark {
             admin.create(new NamespaceBuilder().withNewMetadata().withName(n).endMetadata().build());
         }
         Set<String> initialBound = ConcurrentHashMap.newKeySet();
-        SharedInformer<Pod> initialPods = new SharedInformer<>("bench-" + initNs,
-                admin.listerWatcher(Pod.class, initNs), Duration.ofHours(1));
-        initialPods.addEventHandler(boundCounter(initialBound));
-        initialPods.start();
-        initialPods.waitForSync(Duration.ofSeconds(30));
+        SharedInformer<Pod> initialPods = countBound(initNs, initialBound);
         Set<String> bound = ConcurrentHashMap.newKeySet();
-        SharedInformer<Pod> pods = new SharedInformer<>("bench-" + ns, admin.listerWatcher(Pod.class, ns),
-                Duration.ofHours(1));
-        pods.addEventHandler(boundCounter(bound));
-        pods.start();
-        pods.waitForSync(Duration.ofSeconds(30));
+        SharedInformer<Pod> pods = countBound(ns, bound);
         long tInit = System.nanoTime();
         parallel(initial, i -> create(initNs, w.initialPod().apply(i), "init-" + i));
         while (initialBound.size() < initial) {
@@ -293,11 +285,7 @@ final class SchedulerBenchmark {
             long compiled = jit.getTotalCompilationTime();
             long t0 = System.nanoTime();
             Set<String> bound = ConcurrentHashMap.newKeySet();
-            SharedInformer<Pod> pods = new SharedInformer<>("bench-" + ns, admin.listerWatcher(Pod.class, ns),
-                    Duration.ofHours(1));
-            pods.addEventHandler(boundCounter(bound));
-            pods.start();
-            pods.waitForSync(Duration.ofSeconds(30));
+            SharedInformer<Pod> pods = countBound(ns, bound);
             int r = round;
             parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
             while (bound.size() < each) {
@@ -313,6 +301,16 @@ final class SchedulerBenchmark {
             }
         }
         admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, ns, null, null);
+    }
+
+    /** An informer, started and synced, that adds the names of the namespace's pods to {@code bound} once bound. */
+    private SharedInformer<Pod> countBound(String ns, Set<String> bound) throws InterruptedException {
+        SharedInformer<Pod> pods = new SharedInformer<>("bench-" + ns, admin.listerWatcher(Pod.class, ns),
+                Duration.ofHours(1));
+        pods.addEventHandler(boundCounter(bound));
+        pods.start();
+        pods.waitForSync(Duration.ofSeconds(30));
+        return pods;
     }
 
     private static ResourceEventHandler<Pod> boundCounter(Set<String> bound) {
