@@ -202,6 +202,27 @@ class MalformedRequestsTest extends ApiTestSupport {
         }
     }
 
+    /**
+     * A header value with bytes from 0x80 up (HTTP's obs-text) is taken, as kube-apiserver's Go server takes it,
+     * also where the server reads it (User-Agent; Spring's firewall answered a 400 about the path); one with a
+     * control character (DEL) is a 400 Status.
+     */
+    @Test
+    void headerValuesAreJudgedAsKubeApiserverJudgesThem() throws Exception {
+        assertThat(raw("User-Agent: kubectl\u0085x")).startsWith("HTTP/1.1 200").contains("\"kind\":\"ConfigMapList\"");
+        assertThat(raw("User-Agent: kubectl\u007fx")).startsWith("HTTP/1.1 400")
+                .contains("\"kind\":\"Status\"", "\"reason\":\"BadRequest\"").doesNotContain("canonical");
+    }
+
+    /** A GET of the config map list over the plain port with the header given, sent as ISO-8859-1 bytes. */
+    private String raw(String header) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", endpoints.httpPort())) {
+            s.getOutputStream().write(("GET " + CM + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token()
+                    + "\r\n" + header + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     static Stream<Arguments> decodingErrors() {
         return Stream.of(
                 arguments(CM, "application/json", "{bad", "the object provided is unrecognized (must be of type"

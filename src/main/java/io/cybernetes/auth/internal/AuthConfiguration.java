@@ -111,32 +111,45 @@ class AuthConfiguration {
     }
 
     /**
-     * Spring Security's strict firewall with its own character rules for header and parameter names and header
-     * values (assigned characters, no control characters; a tab allowed in a value), checked by a loop rather than
-     * the regular expressions it matches them with by default: every header a request reads is checked each time it
-     * is read, and with the regular expressions that was about a twentieth of a create's CPU.
+     * Spring Security's strict firewall with rules of its own, checked by a loop rather than the regular expressions
+     * it matches them with by default (every header a request reads is checked each time it is read, and with the
+     * regular expressions that was about a twentieth of a create's CPU). Header and parameter names: Spring's rule,
+     * assigned characters and no control characters. Header values: what kube-apiserver's HTTP server takes (Go's
+     * {@code ValidHeaderFieldValue}): no control character but the tab, and any byte from 0x80 up (obs-text, which
+     * the container reads as ISO-8859-1), where Spring's rule refused a value with a byte from 0x80 to 0x9F.
      */
     @Bean
     WebSecurityCustomizer firewall() {
         StrictHttpFirewall firewall = new StrictHttpFirewall();
-        firewall.setAllowedHeaderNames(s -> assignedAndNotControl(s, false));
-        firewall.setAllowedHeaderValues(s -> assignedAndNotControl(s, true));
-        firewall.setAllowedParameterNames(s -> assignedAndNotControl(s, false));
+        firewall.setAllowedHeaderNames(AuthConfiguration::assignedAndNotControl);
+        firewall.setAllowedHeaderValues(AuthConfiguration::validHeaderValue);
+        firewall.setAllowedParameterNames(AuthConfiguration::assignedAndNotControl);
         return web -> web.httpFirewall(firewall);
     }
 
-    /** Whether every code point of the text is assigned and no control character (a tab allowed if asked). */
-    static boolean assignedAndNotControl(String s, boolean tabAllowed) {
+    /** Whether every code point of the text is assigned and no control character. */
+    static boolean assignedAndNotControl(String s) {
         for (int i = 0; i < s.length(); ) {
             int cp = s.codePointAt(i);
             if (cp < 0x7f) {
-                if (cp < 0x20 && !(tabAllowed && cp == '\t')) {
+                if (cp < 0x20) {
                     return false;
                 }
             } else if (Character.isISOControl(cp) || !Character.isDefined(cp)) {
                 return false;
             }
             i += Character.charCount(cp);
+        }
+        return true;
+    }
+
+    /** Whether a header value has no control character but the tab (HTTP's field-value, obs-text included). */
+    static boolean validHeaderValue(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                return false;
+            }
         }
         return true;
     }
