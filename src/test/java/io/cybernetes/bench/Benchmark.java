@@ -383,8 +383,8 @@ public final class Benchmark {
             }
             policies.add(new Result[] {without, with});
         }
-        List<Result[]> storageAtOnce = simultaneousRounds(rounds, false);
-        List<Result[]> policiesAtOnce = simultaneousRounds(rounds, true);
+        List<Result[]> storageAtOnce = storageAtOnce(rounds);
+        List<Result[]> policiesAtOnce = policiesAtOnce(rounds);
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d creates of each in %d rounds, %d clients%n%n", each * rounds, rounds, CLIENTS);
         System.out.println(Load.HEADER);
@@ -618,27 +618,31 @@ public final class Benchmark {
     /**
      * The comparisons with both sides running at once, half the clients each, so that whatever else the server
      * does meanwhile — collections, the controllers following the objects, the store's upkeep — falls on both
-     * sides alike and the two rates differ by what the guard rail costs, not by when each side happened to run:
-     * ConfigMaps next to encrypted Secrets; pods in two namespaces with the 10 policies bound to one of them
-     * (each in turn, round by round).
+     * sides alike and the two rates differ by what the guard rail costs, not by when each side happened to run.
+     * Here ConfigMaps next to encrypted Secrets.
      */
-    private List<Result[]> simultaneousRounds(int rounds, boolean policies) throws Exception {
-        String[] namespaces = {"bench-policy-a", "bench-policy-b"};
-        Duration run = Duration.ofSeconds(Math.max(3, RUN.toSeconds() / 2));
+    private List<Result[]> storageAtOnce(int rounds) throws Exception {
         List<Result[]> out = new ArrayList<>();
         for (int r = 0; r < rounds; r++) {
             int round = r;
-            if (!policies) {
-                quiesce();
-                out.add(atOnce(run, i -> create("/api/v1/namespaces/bench/configmaps", configMap("a" + round + "-" + i)),
-                        i -> create("/api/v1/namespaces/bench/secrets", secret("a" + round + "-" + i))));
-                continue;
-            }
+            quiesce();
+            out.add(atOnce(i -> create("/api/v1/namespaces/bench/configmaps", configMap("a" + round + "-" + i)),
+                    i -> create("/api/v1/namespaces/bench/secrets", secret("a" + round + "-" + i))));
+        }
+        return out;
+    }
+
+    /** As {@link #storageAtOnce}: pods in two namespaces, the 10 policies bound to one of them (each in turn). */
+    private List<Result[]> policiesAtOnce(int rounds) throws Exception {
+        String[] namespaces = {"bench-policy-a", "bench-policy-b"};
+        List<Result[]> out = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            int round = r;
             String bound = namespaces[r % 2];
             String free = namespaces[(r + 1) % 2];
             benchPolicies(true, bound);
             quiesce();
-            out.add(atOnce(run, i -> create("/api/v1/namespaces/" + free + "/pods", podIn(free, "t" + round + "-" + i)),
+            out.add(atOnce(i -> create("/api/v1/namespaces/" + free + "/pods", podIn(free, "t" + round + "-" + i)),
                     i -> create("/api/v1/namespaces/" + bound + "/pods", podIn(bound, "t" + round + "-" + i))));
             benchPolicies(false, null);
         }
@@ -646,10 +650,11 @@ public final class Benchmark {
     }
 
     /**
-     * Two loads at once for the same time, half the clients each. Each side's window saw the process's CPU for
+     * Two loads at once for half a run (3 s at least), half the clients each. Each side's window saw the process's CPU for
      * both: the CPU per operation given is per operation of either side, the same for both.
      */
-    private static Result[] atOnce(Duration run, Load.Op first, Load.Op second) throws Exception {
+    private static Result[] atOnce(Load.Op first, Load.Op second) throws Exception {
+        Duration run = Duration.ofSeconds(Math.max(3, RUN.toSeconds() / 2));
         var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {
                 return Load.timed(CLIENTS / 2, run, second);
@@ -981,47 +986,40 @@ public final class Benchmark {
 
     /**
      * Warms the server up with ConfigMaps created and deleted again (so the store does not grow) until its JIT
-     * compiler has settled: 5-second steps until compiling takes under a tenth of a step's time, three minutes at
-     * most. On two cores a server just started compiles for one to two minutes under load and creates at a third
-     * of its settled rate meanwhile; each step is printed, so the warm-up is a figure too.
+     * compiler has settled ({@link JitWarmUp}): 5-second rounds, three minutes at most; each round is printed, so the
+     * warm-up is a figure too.
      */
     private void warmUntilCompiled() throws Exception {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         String path = "/api/v1/namespaces/bench/configmaps";
-        long started = System.nanoTime();
-        for (int step = 1; ; step++) {
-            long compiled = jit.getTotalCompilationTime();
-            long t0 = System.nanoTime();
-            int s = step;
-            Result r = load("warm-up", Duration.ofSeconds(5), i -> {
-                String name = "warm" + s + "-" + i;
+        JitWarmUp.run("warm-up", 36, r -> {
+            Result done = load("warm-up", Duration.ofSeconds(5), i -> {
+                String name = "warm" + r + "-" + i;
                 create(path, configMap(name));
                 delete(path + "/" + name);
             });
-            double busy = (jit.getTotalCompilationTime() - compiled) / ((System.nanoTime() - t0) / 1e6);
-            double elapsed = (System.nanoTime() - started) / 1e9;
-            System.out.printf(Locale.ROOT, "warm-up %3.0f s: %,.0f creates (and deletes)/s, p99 %.2f ms; JIT compiling"
-                    + " %.0f %% of the time%n", elapsed, r.rate(), r.p99(), busy * 100);
-            if (busy < 0.1 || elapsed > 180) {
-                return;
-            }
+            return String.format(Locale.ROOT, "5 s, %,.0f creates (and deletes)/s, p99 %.2f ms", done.rate(), done.p99());
+        });
+    }
+
+    /** This load thread's kept-alive connection, opened at its first request. */
+    private KeepAliveClient client() throws Exception {
+        KeepAliveClient c = clients.get();
+        if (c == null) {
+            c = new KeepAliveClient(sslContext, port, BENCH_TOKEN);
+            clients.set(c);
         }
+        return c;
     }
 
     private void delete(String path) throws Exception {
-        KeepAliveClient.Response r = clients.get().send("DELETE", path, null);
+        KeepAliveClient.Response r = client().send("DELETE", path, null);
         if (r.status() != 200) {
             throw new IllegalStateException("delete failed: " + r.status() + " " + r.body());
         }
     }
 
     private void create(String path, ObjectNode body) throws Exception {
-        KeepAliveClient c = clients.get();
-        if (c == null) {
-            c = new KeepAliveClient(sslContext, port, BENCH_TOKEN);
-            clients.set(c);
-        }
-        KeepAliveClient.Response r = c.send("POST", path, Json.write(body));
+        KeepAliveClient.Response r = client().send("POST", path, Json.write(body));
         if (r.status() != 201) {
             throw new IllegalStateException("create failed: " + r.status() + " " + r.body());
         }
@@ -1156,18 +1154,8 @@ public final class Benchmark {
      * serves is compiled while it runs: its p99 was 480 ms where the third's was 74 ms (2026-12-04).
      */
     private void warmWatchesUntilCompiled(int watchers, int rate) throws Exception {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        for (int round = 1; round <= 3; round++) {
-            long compiled = jit.getTotalCompilationTime();
-            long t0 = System.nanoTime();
-            WatchDelivery.Result r = watchRound(watchers, rate, 5);
-            double busy = (jit.getTotalCompilationTime() - compiled) / ((System.nanoTime() - t0) / 1e6);
-            System.out.printf(Locale.ROOT, "watch warm-up round %d: p99 %.2f ms; JIT compiling %.0f %% of the time%n",
-                    round, r.p99(), busy * 100);
-            if (busy < 0.1) {
-                return;
-            }
-        }
+        JitWarmUp.run("watch warm-up", 3, r -> String.format(Locale.ROOT, "p99 %.2f ms",
+                watchRound(watchers, rate, 5).p99()));
     }
 
     /** Opens the watches, writes {@code rate} ConfigMaps a second for {@code seconds}, and collects the deliveries. */

@@ -277,29 +277,21 @@ final class SchedulerBenchmark {
      * scheduler_perf's Go scheduler has nothing to warm up.
      */
     private void warmUntilCompiled() throws Exception {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         String ns = "sched-warm";
         admin.create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
         int each = 2_000;
-        for (int round = 1; round <= 5; round++) {
-            long compiled = jit.getTotalCompilationTime();
+        Set<String> bound = ConcurrentHashMap.newKeySet(); // every round's pods, deleted or not
+        SharedInformer<Pod> pods = countBound(ns, bound);
+        JitWarmUp.run("  warm-up", 5, r -> {
             long t0 = System.nanoTime();
-            Set<String> bound = ConcurrentHashMap.newKeySet();
-            SharedInformer<Pod> pods = countBound(ns, bound);
-            int r = round;
             parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
-            while (bound.size() < each) {
+            while (bound.size() < r * each) {
                 Thread.sleep(50);
             }
-            pods.stop();
             parallel(each, i -> admin.delete(Pod.class, ns, "warm-" + r + "-" + i, null, 0L));
-            double busy = (jit.getTotalCompilationTime() - compiled) / (secs(t0) * 1000);
-            System.out.printf(Locale.ROOT, "  warm-up round %d: %,d pods placed and deleted in %.1f s; JIT compiling"
-                    + " %.0f %% of the time%n", round, each, secs(t0), busy * 100);
-            if (busy < 0.1) {
-                break;
-            }
-        }
+            return String.format(Locale.ROOT, "%,d pods placed and deleted in %.1f s", each, secs(t0));
+        });
+        pods.stop();
         admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, ns, null, null);
     }
 
