@@ -40,6 +40,14 @@ class StoreConfiguration {
         return new Compactor(store);
     }
 
+    /** Keeps an embedded H2 file compact (nothing on PostgreSQL, which keeps its files itself). */
+    @Bean(destroyMethod = "close")
+    H2FileKeeper h2FileKeeper(DataSource dataSource,
+                              @org.springframework.beans.factory.annotation.Value(
+                                      "${cybernetes.store.file-housekeeping-interval:50ms}") java.time.Duration interval) {
+        return new H2FileKeeper(dataSource, interval).start();
+    }
+
     /**
      * Runs {@link SqlStore#compact()} every {@code cybernetes.store.compaction-interval}. While
      * the database is out of reach compaction waits for the next time (the store's tailer

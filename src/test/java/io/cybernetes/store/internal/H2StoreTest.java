@@ -31,6 +31,18 @@ class H2StoreTest extends StoreContractTest {
     @Autowired
     DataSource dataSource;
 
+    @Autowired
+    H2FileKeeper fileKeeper;
+
+    @Test
+    void theFileIsKeptCompactWhileTheStoreRuns() throws Exception {
+        assertThat(fileKeeper.running()).isTrue();
+        try (Connection c = dataSource.getConnection()) {
+            assertThat(H2FileKeeper.h2File(c)).isNotNull();
+        }
+        assertThat(fileKeeper.keep()).isTrue();
+    }
+
     @Test
     void callersInterruptedWhileTheyUseTheStoreLeaveItWorking() throws Exception {
         String run = "interrupted/" + java.util.UUID.randomUUID() + "/";

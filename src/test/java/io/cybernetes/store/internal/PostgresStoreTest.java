@@ -1,9 +1,13 @@
 package io.cybernetes.store.internal;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The store contract on PostgreSQL, at the URL in {@code CYBERNETES_TEST_POSTGRES_URL}
@@ -15,6 +19,15 @@ import org.springframework.test.context.DynamicPropertySource;
 class PostgresStoreTest extends StoreContractTest {
 
     static final String URL = "CYBERNETES_TEST_POSTGRES_URL";
+
+    @Autowired
+    H2FileKeeper fileKeeper;
+
+    @Test
+    void noH2HousekeepingRunsOnPostgres() throws Exception {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> !fileKeeper.running());
+        assertThat(fileKeeper.keep()).isFalse();
+    }
 
     @DynamicPropertySource
     static void postgres(DynamicPropertyRegistry registry) {
