@@ -10,8 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -19,24 +17,30 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps an embedded H2 database file compact by running H2's own housekeeping, which H2 runs
- * only from a background thread it starts when commits may be delayed.
+ * Keeps an embedded H2 database file compact, which H2 does by itself only from a background
+ * thread it starts when commits may be delayed.
  *
  * <p>H2 writes every commit as a new chunk, placed at the first hole in its file large enough
  * for it (found by scanning the file's blocks from the start); a chunk becomes a hole again once
  * none of its pages is live. Its housekeeping rewrites the few live pages of sparse chunks into
- * new ones, so that the old ones are freed, and moves chunks from the end of the file into holes.
- * H2 starts the thread that does it only with {@code WRITE_DELAY > 0}, when a commit returns
- * before it is in the file; the store commits with {@code WRITE_DELAY=0} (an acknowledged write
- * is in the file), so without this nothing is ever rewritten: the file grows by a chunk for every
- * commit, most of it dead, and every commit's scan walks further (after 200,000 small commits that
- * scan was two thirds of the store's commit thread). This runs the same housekeeping round on a
- * thread of its own every {@code interval} (H2's thread runs it every 166 ms at its default write
- * delay of 500 ms), under H2's store lock as H2 runs it. On any other database it stops at once.
+ * new ones, so that the old ones are freed. H2 starts the thread that does it only with
+ * {@code WRITE_DELAY > 0}, when a commit returns before it is in the file; the store commits with
+ * {@code WRITE_DELAY=0} (an acknowledged write is in the file), so without this nothing is ever
+ * rewritten: the file grows by a chunk for every commit, most of it dead, and every commit's scan
+ * walks further (after 200,000 small commits that scan was two thirds of the store's commit
+ * thread). This rewrites sparse chunks in small rounds, under H2's store lock as H2 does, every
+ * {@code interval} but for at most a tenth of the time (a round walks all of H2's chunks, which
+ * are many while it catches up). On any other database it stops at once.
  */
 final class H2FileKeeper implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(H2FileKeeper.class);
+
+    /**
+     * Chunks rewritten in one round, at most: H2's store lock is held meanwhile and commits wait for it (H2's own
+     * housekeeping round rewrote a few MiB at a time, holding it for 60-150 ms).
+     */
+    static final int REWRITE_BYTES = 256 << 10;
 
     private final DataSource dataSource;
     private final Duration interval;
@@ -64,18 +68,21 @@ final class H2FileKeeper implements AutoCloseable {
     private void run() {
         try {
             while (true) {
-                Duration pause = interval;
+                long started = System.nanoTime();
+                long pause;
                 try {
                     if (!keep()) {
                         return;
                     }
+                    // at most a tenth of the time: each round walks all of H2's chunks, and the rewrite holds the lock
+                    pause = Math.max(interval.toNanos(), 9 * (System.nanoTime() - started));
                 } catch (SQLException | RuntimeException e) {
                     // the database out of reach or closing: try again a little later
                     log.debug("H2 file housekeeping skipped: {}", e.getMessage());
-                    pause = interval.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : interval;
+                    pause = Math.max(interval.toNanos(), TimeUnit.SECONDS.toNanos(1));
                 }
                 // not Thread.interrupt() to stop: an interrupted file operation would close H2's file channel
-                if (stopped.await(pause.toNanos(), TimeUnit.NANOSECONDS)) {
+                if (stopped.await(pause, TimeUnit.NANOSECONDS)) {
                     return;
                 }
             }
@@ -84,33 +91,28 @@ final class H2FileKeeper implements AutoCloseable {
         }
     }
 
-    /** One round of H2's housekeeping; false when the database is not an embedded H2 file, or H2 has none. */
+    /**
+     * One round: the live pages of the sparsest chunks, up to {@link #REWRITE_BYTES} of chunks, rewritten into a new
+     * one, so that those chunks are freed (when the file's chunks are less full than H2 keeps them). False when the
+     * database is not an embedded H2 file.
+     */
     boolean keep() throws SQLException {
-        if (HOUSEKEEPING == null) {
-            return false;
-        }
         try (Connection c = dataSource.getConnection()) {
-            MVStore store = h2File(c);
-            if (store == null) {
+            H2File h2 = h2File(c);
+            if (h2 == null) {
                 return false;
             }
-            try {
-                HOUSEKEEPING.invoke(store.getFileStore(), store);
-            } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-            } catch (IllegalAccessException e) {
-                return false;
-            }
+            h2.store().compact(h2.autoCompactFillRate(), REWRITE_BYTES);
             return true;
         }
     }
 
-    /** The MVStore behind the connection, when it is an embedded H2 database kept in a writable file. */
-    static MVStore h2File(Connection c) throws SQLException {
+    /** An embedded H2 database's store, and how full H2 keeps its file's chunks when it keeps them itself (percent). */
+    record H2File(MVStore store, int autoCompactFillRate) {
+    }
+
+    /** The embedded H2 database behind the connection, when it is kept in a writable file. */
+    static H2File h2File(Connection c) throws SQLException {
         if (!c.isWrapperFor(JdbcConnection.class)) {
             return null;
         }
@@ -121,21 +123,8 @@ final class H2FileKeeper implements AutoCloseable {
         Store store = local.getDatabase().getStore();
         MVStore mv = store == null ? null : store.getMvStore();
         FileStore<?> file = mv == null ? null : mv.getFileStore();
-        return file == null || file.isReadOnly() ? null : mv;
-    }
-
-    /** H2's housekeeping round ({@code FileStore.doHousekeeping}, protected), or null in an H2 without it. */
-    private static final Method HOUSEKEEPING = housekeeping();
-
-    private static Method housekeeping() {
-        try {
-            Method m = FileStore.class.getDeclaredMethod("doHousekeeping", MVStore.class);
-            m.setAccessible(true);
-            return m;
-        } catch (NoSuchMethodException | RuntimeException e) {
-            log.warn("this H2 has no housekeeping round to run ({}); its file is not kept compact", e.toString());
-            return null;
-        }
+        return file == null || file.isReadOnly() ? null
+                : new H2File(mv, local.getDatabase().getSettings().autoCompactFillRate);
     }
 
     @Override

@@ -44,7 +44,7 @@ class StoreConfiguration {
     @Bean(destroyMethod = "close")
     H2FileKeeper h2FileKeeper(DataSource dataSource,
                               @org.springframework.beans.factory.annotation.Value(
-                                      "${cybernetes.store.file-housekeeping-interval:50ms}") java.time.Duration interval) {
+                                      "${cybernetes.store.file-housekeeping-interval:25ms}") java.time.Duration interval) {
         return new H2FileKeeper(dataSource, interval).start();
     }
 
