@@ -127,8 +127,14 @@ final class H2FileKeeper implements AutoCloseable {
                 : new H2File(mv, local.getDatabase().getSettings().autoCompactFillRate);
     }
 
+    /** Stops the rounds, waiting for one under way (a few milliseconds) so that none meets a closing database. */
     @Override
     public void close() {
         stopped.countDown();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
