@@ -173,7 +173,7 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         int violations = 0;
         for (List<Pod> group : List.of(violating, allowed)) {
             for (Pod p : group) {
-                NodeInfo with = current.withPod(p);
+                NodeInfo with = current.withPod(p, node.requestsOf(p));
                 handle.addPod(state, pod, p, with);
                 if (handle.runFilters(state, pod, with).isSuccess()) {
                     current = with;

@@ -27,6 +27,8 @@ public final class NodeInfo {
 
     private final Node node;
     private final List<Pod> pods;
+    /** What each of {@link #pods} requests, in the same order: computed once as a pod arrives, not on every copy. */
+    private final List<Resources> podRequests;
     private final Resources allocatable;
     private final Resources requested;
     private final Resources nonZeroRequested;
@@ -35,10 +37,12 @@ public final class NodeInfo {
     private final List<Pod> nominated;
     private final List<Pod> withRequiredAntiAffinity;
 
-    private NodeInfo(Node node, List<Pod> pods, Resources allocatable, Map<String, Long> imageSizes,
-                     Resources requested, Resources nonZeroRequested, Set<String> usedPorts, List<Pod> nominated) {
+    private NodeInfo(Node node, List<Pod> pods, List<Resources> podRequests, Resources allocatable,
+                     Map<String, Long> imageSizes, Resources requested, Resources nonZeroRequested, Set<String> usedPorts,
+                     List<Pod> nominated) {
         this.node = node;
         this.pods = List.copyOf(pods);
+        this.podRequests = List.copyOf(podRequests);
         this.allocatable = allocatable;
         this.imageSizes = imageSizes;
         this.requested = requested;
@@ -72,58 +76,87 @@ public final class NodeInfo {
         Resources requested = Resources.NONE;
         Resources nonZero = Resources.NONE;
         Set<String> ports = new HashSet<>();
+        List<Resources> each = new ArrayList<>(pods.size());
         for (Pod p : pods) {
             Resources r = Resources.requestedBy(p);
+            each.add(r);
             requested = requested.plus(r);
             nonZero = nonZero.plus(Resources.nonZero(r));
             ports.addAll(hostPorts(p));
         }
-        return new NodeInfo(node, pods, allocatableOf(node), imagesOf(node), requested, nonZero, ports, List.of());
+        return new NodeInfo(node, pods, each, allocatableOf(node), imagesOf(node), requested, nonZero, ports, List.of());
     }
 
     /** The same pods on the node as it is now (its allocatable, images, labels, taints may have changed). */
     public NodeInfo withNode(Node changed) {
-        return new NodeInfo(changed, pods, allocatableOf(changed), imagesOf(changed), requested, nonZeroRequested,
-                usedPorts, nominated);
+        return new NodeInfo(changed, pods, podRequests, allocatableOf(changed), imagesOf(changed), requested,
+                nonZeroRequested, usedPorts, nominated);
     }
 
     /** This node with these pods nominated to it. */
     public NodeInfo withNominated(List<Pod> nominatedPods) {
-        return new NodeInfo(node, pods, allocatable, imageSizes, requested, nonZeroRequested, usedPorts,
+        return new NodeInfo(node, pods, podRequests, allocatable, imageSizes, requested, nonZeroRequested, usedPorts,
                 nominatedPods);
     }
 
     /** This node with one more pod on it. */
     public NodeInfo withPod(Pod pod) {
+        return withPod(pod, Resources.requestedBy(pod));
+    }
+
+    /**
+     * This node with one more pod on it, whose requests are known already (as {@link #requestsOf} gives them for a
+     * pod taken off a node a moment ago: preemption's dry run puts back pod after pod).
+     */
+    public NodeInfo withPod(Pod pod, Resources requests) {
         List<Pod> more = new ArrayList<>(pods.size() + 1);
         more.addAll(pods);
         more.add(pod);
+        List<Resources> moreRequests = new ArrayList<>(podRequests.size() + 1);
+        moreRequests.addAll(podRequests);
+        moreRequests.add(requests);
         Set<String> ports = usedPorts;
         Set<String> wanted = hostPorts(pod);
         if (!wanted.isEmpty()) {
             ports = new HashSet<>(usedPorts);
             ports.addAll(wanted);
         }
-        Resources r = Resources.requestedBy(pod);
-        return new NodeInfo(node, more, allocatable, imageSizes, requested.plus(r),
-                nonZeroRequested.plus(Resources.nonZero(r)), ports, nominated);
+        return new NodeInfo(node, more, moreRequests, allocatable, imageSizes, requested.plus(requests),
+                nonZeroRequested.plus(Resources.nonZero(requests)), ports, nominated);
+    }
+
+    /** What the pod requests: as this node counted it when the pod is on it, else computed from its spec. */
+    public Resources requestsOf(Pod pod) {
+        int i = indexOf(pod);
+        return i >= 0 ? podRequests.get(i) : Resources.requestedBy(pod);
+    }
+
+    /** Where the pod (the same object, else the same namespace and name) is in {@link #pods}, or -1. */
+    private int indexOf(Pod pod) {
+        for (int i = 0; i < pods.size(); i++) {
+            if (pods.get(i) == pod) {
+                return i;
+            }
+        }
+        for (int i = 0; i < pods.size(); i++) {
+            if (samePod(pods.get(i), pod)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** This node without the pod (compared by namespace and name); itself when the pod is not on it. */
     public NodeInfo withoutPod(Pod pod) {
-        String key = key(pod);
-        Pod gone = null;
-        List<Pod> rest = new ArrayList<>(pods.size());
-        for (Pod p : pods) {
-            if (gone == null && key(p).equals(key)) {
-                gone = p;
-            } else {
-                rest.add(p);
-            }
-        }
-        if (gone == null) {
+        int at = indexOf(pod);
+        if (at < 0) {
             return this;
         }
+        Pod gone = pods.get(at);
+        List<Pod> rest = new ArrayList<>(pods);
+        rest.remove(at);
+        List<Resources> restRequests = new ArrayList<>(podRequests);
+        Resources r = restRequests.remove(at);
         Set<String> ports = usedPorts;
         if (!hostPorts(gone).isEmpty()) {
             ports = new HashSet<>();
@@ -131,8 +164,7 @@ public final class NodeInfo {
                 ports.addAll(hostPorts(p));
             }
         }
-        Resources r = Resources.requestedBy(gone);
-        return new NodeInfo(node, rest, allocatable, imageSizes, requested.minus(r),
+        return new NodeInfo(node, rest, restRequests, allocatable, imageSizes, requested.minus(r),
                 nonZeroRequested.minus(Resources.nonZero(r)), ports, nominated);
     }
 
@@ -145,8 +177,9 @@ public final class NodeInfo {
         return out;
     }
 
-    private static String key(Pod p) {
-        return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+    private static boolean samePod(Pod a, Pod b) {
+        return Objects.equals(a.getMetadata().getName(), b.getMetadata().getName())
+                && Objects.equals(a.getMetadata().getNamespace(), b.getMetadata().getNamespace());
     }
 
     /** The host ports a pod wants, as {@code protocol/hostIP/port} (hostIP 0.0.0.0 when unset). */
