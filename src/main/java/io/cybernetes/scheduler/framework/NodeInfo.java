@@ -131,15 +131,10 @@ public final class NodeInfo {
         return i >= 0 ? podRequests.get(i) : Resources.requestedBy(pod);
     }
 
-    /** Where the pod (the same object, else the same namespace and name) is in {@link #pods}, or -1. */
+    /** Where the pod (the same namespace and name) is in {@link #pods}, or -1. */
     private int indexOf(Pod pod) {
         for (int i = 0; i < pods.size(); i++) {
-            if (pods.get(i) == pod) {
-                return i;
-            }
-        }
-        for (int i = 0; i < pods.size(); i++) {
-            if (samePod(pods.get(i), pod)) {
+            if (pods.get(i) == pod || samePod(pods.get(i), pod)) {
                 return i;
             }
         }

@@ -46,6 +46,8 @@ final class H2FileKeeper implements AutoCloseable {
     private final Duration interval;
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The database's store as last looked up (the keeper's thread's, and a test's calling {@link #keep}). */
+    private volatile H2File file;
 
     H2FileKeeper(DataSource dataSource, Duration interval) {
         this.dataSource = dataSource;
@@ -94,17 +96,22 @@ final class H2FileKeeper implements AutoCloseable {
     /**
      * One round: the live pages of the sparsest chunks, up to {@link #REWRITE_BYTES} of chunks, rewritten into a new
      * one, so that those chunks are freed (when the file's chunks are less full than H2 keeps them). False when the
-     * database is not an embedded H2 file.
+     * database is not an embedded H2 file. The store is looked up through a connection the first time and again only
+     * once it has been closed, not every round.
      */
     boolean keep() throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            H2File h2 = h2File(c);
+        H2File h2 = file;
+        if (h2 == null || h2.store().isClosed()) {
+            try (Connection c = dataSource.getConnection()) {
+                h2 = h2File(c);
+            }
             if (h2 == null) {
                 return false;
             }
-            h2.store().compact(h2.autoCompactFillRate(), REWRITE_BYTES);
-            return true;
+            file = h2;
         }
+        h2.store().compact(h2.autoCompactFillRate(), REWRITE_BYTES);
+        return true;
     }
 
     /** An embedded H2 database's store, and how full H2 keeps its file's chunks when it keeps them itself (percent). */

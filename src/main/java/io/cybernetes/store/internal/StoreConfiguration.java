@@ -4,6 +4,7 @@ import io.cybernetes.store.StorageException;
 import io.cybernetes.store.StoreProperties;
 import io.cybernetes.store.ValueTransformer;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -15,6 +16,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 import io.cybernetes.api.PrometheusText;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /** Wires the SQL store and runs its compaction on a schedule. */
 @Configuration(proxyBeanMethods = false)
@@ -43,8 +45,7 @@ class StoreConfiguration {
     /** Keeps an embedded H2 file compact (nothing on PostgreSQL, which keeps its files itself). */
     @Bean(destroyMethod = "close")
     H2FileKeeper h2FileKeeper(DataSource dataSource,
-                              @org.springframework.beans.factory.annotation.Value(
-                                      "${cybernetes.store.file-housekeeping-interval:25ms}") java.time.Duration interval) {
+                              @Value("${cybernetes.store.file-housekeeping-interval:25ms}") Duration interval) {
         return new H2FileKeeper(dataSource, interval).start();
     }
 
