@@ -3,6 +3,7 @@ package io.cybernetes.scheduler;
 import io.cybernetes.api.Json;
 import io.cybernetes.client.Keys;
 import io.cybernetes.scheduler.framework.NodeInfo;
+import io.cybernetes.scheduler.framework.Snapshot;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -12,10 +13,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What the scheduler knows of the nodes: every Node and the pods bound to it, from the
@@ -49,7 +52,9 @@ public final class SchedulerCache {
     /** Every known node's info, in the order the nodes came, and where each is in that list. */
     private final List<NodeInfo> infos = new ArrayList<>();
     private final Map<String, Integer> positions = new HashMap<>();
-    private List<NodeInfo> lastSnapshot = List.of();
+    /** The nodes (of {@link #infos}) that hold pods with required anti-affinity, in no particular order. */
+    private final Set<String> withRequiredAntiAffinity = new HashSet<>();
+    private Snapshot lastSnapshot = new Snapshot(List.of(), List.of());
     private boolean changed;
 
     public SchedulerCache(Clock clock) {
@@ -70,6 +75,7 @@ public final class SchedulerCache {
 
     public synchronized void removeNode(String name) {
         Integer at = positions.remove(name);
+        withRequiredAntiAffinity.remove(name);
         if (at != null) {
             infos.remove((int) at);
             for (int i = at; i < infos.size(); i++) {
@@ -92,6 +98,11 @@ public final class SchedulerCache {
             infos.add(info);
         } else {
             infos.set(at, info);
+        }
+        if (info.podsWithRequiredAntiAffinity().isEmpty()) {
+            withRequiredAntiAffinity.remove(node);
+        } else {
+            withRequiredAntiAffinity.add(node);
         }
         changed = true;
     }
@@ -259,7 +270,7 @@ public final class SchedulerCache {
     /** Every node with its bound and assumed pods (and those nominated to it), for one scheduling cycle. */
     public synchronized List<NodeInfo> snapshot() {
         if (changed) {
-            lastSnapshot = List.copyOf(infos);
+            lastSnapshot = new Snapshot(infos, withRequiredAntiAffinity.stream().map(this::info).toList());
             changed = false;
         }
         return lastSnapshot;

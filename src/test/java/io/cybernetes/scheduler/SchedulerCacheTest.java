@@ -3,6 +3,7 @@ package io.cybernetes.scheduler;
 import io.cybernetes.controller.TestClock;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Resources;
+import io.cybernetes.scheduler.framework.Snapshot;
 import io.fabric8.kubernetes.api.model.Pod;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +48,29 @@ class SchedulerCacheTest {
         clock.advance(Duration.ofMinutes(1));
         assertThat(cache.expire()).isZero();
         assertThat(cpuOn("n1")).isEqualTo(1000);
+    }
+
+    @Test
+    void theSnapshotKnowsWhichNodesHoldPodsWithRequiredAntiAffinity() {
+        Pod loner = new io.fabric8.kubernetes.api.model.PodBuilder(pod("loner", "1", null).build()).editSpec()
+                .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .withNewLabelSelector().addToMatchLabels("app", "batch").endLabelSelector()
+                .withTopologyKey("kubernetes.io/hostname").endRequiredDuringSchedulingIgnoredDuringExecution()
+                .endPodAntiAffinity().endAffinity().endSpec().build();
+        cache.putPod(bound(pod("plain", "1", null).build(), "n1"));
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).isEmpty();
+        cache.putPod(bound(loner, "n2"));
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).extracting(NodeInfo::name)
+                .containsExactly("n2");
+        assertThat(cache.snapshot()).as("a snapshot of the cache's own").isInstanceOf(Snapshot.class);
+        cache.removePod(bound(loner, "n2"));
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).isEmpty();
+        cache.putPod(bound(loner, "n2"));
+        cache.removeNode("n2");
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).isEmpty();
+        cache.putNode(node("n2"));
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).as("its pods count again when it returns")
+                .extracting(NodeInfo::name).containsExactly("n2");
     }
 
     @Test

@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * PostFilter: when a pod fits nowhere, find a node where evicting pods of lower priority
@@ -101,16 +103,42 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         int wanted = Math.max(MIN_CANDIDATES, nodes.size() * MIN_CANDIDATES_PERCENTAGE / 100);
         List<Budget> budgets = Budget.of(handle.disruptionBudgets());
         Map<String, Integer> counts = new TreeMap<>();
-        List<Candidate> candidates = new ArrayList<>();
-        for (int i = 0; i < nodes.size() && candidates.size() < wanted; i++) {
-            Status verdict = filtered.get(nodes.get(i).name());
+        List<NodeInfo> potential = new ArrayList<>();
+        for (NodeInfo node : nodes) {
+            Status verdict = filtered.get(node.name());
             if (verdict == null || verdict.code() == Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE) {
                 counts.merge(NOT_HELPFUL, 1, Integer::sum);
-                continue;
+            } else {
+                potential.add(node);
             }
-            Optional<Candidate> c = selectVictims(state, pod, nodes.get(i), budgets, handle);
+        }
+        // The dry run on the potential nodes in parallel, until enough candidates are found, one of them
+        // breaking no budget; then the first such candidates in the nodes' order are taken (a node the
+        // parallel pass skipped is tried then), so that the outcome does not depend on the threads.
+        AtomicReferenceArray<Optional<Candidate>> tried = new AtomicReferenceArray<>(potential.size());
+        AtomicInteger found = new AtomicInteger();
+        AtomicInteger sparing = new AtomicInteger();
+        handle.parallel(potential.size(), i -> {
+            if (enough(sparing.get(), found.get(), wanted)) {
+                return;
+            }
+            Optional<Candidate> c = selectVictims(state, pod, potential.get(i), budgets, handle);
+            tried.set(i, c);
+            c.ifPresent(candidate -> {
+                if (candidate.violations() == 0) {
+                    sparing.incrementAndGet();
+                }
+                found.incrementAndGet();
+            });
+        });
+        List<Candidate> candidates = new ArrayList<>();
+        int spared = 0;
+        for (int i = 0; i < potential.size() && !enough(spared, candidates.size(), wanted); i++) {
+            Optional<Candidate> c = tried.get(i) != null ? tried.get(i)
+                    : selectVictims(state, pod, potential.get(i), budgets, handle);
             if (c.isPresent()) {
                 candidates.add(c.get());
+                spared += c.get().violations() == 0 ? 1 : 0;
             } else {
                 counts.merge(NO_VICTIMS, 1, Integer::sum);
             }
@@ -123,6 +151,11 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         }
         Candidate best = candidates.stream().min(CHOICE).orElseThrow();
         return new PostFilterResult(Status.SUCCESS, best.node(), best.victims());
+    }
+
+    /** Whether the dry run has found enough: {@code wanted} candidates, at least one of them breaking no budget. */
+    private static boolean enough(int breakingNoBudget, int candidates, int wanted) {
+        return breakingNoBudget > 0 && candidates >= wanted;
     }
 
     /** Why the pod may not preempt, if it may not. */

@@ -151,6 +151,11 @@ public final class Framework implements Plugin.Handle {
         return false;
     }
 
+    @Override
+    public void parallel(int n, IntConsumer work) {
+        forEach(n, work);
+    }
+
     /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
     private void forEach(int n, IntConsumer work) {
         if (n < PARALLEL_FROM) {
@@ -267,7 +272,7 @@ public final class Framework implements Plugin.Handle {
         }
         // Filter from a round-robin start, in parallel, until enough nodes are feasible.
         int want = feasibleNodesToFind(nodes.size());
-        int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.getAndIncrement(), nodes.size());
+        int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.get(), nodes.size());
         Status[] verdicts = new Status[nodes.size()];
         AtomicInteger found = new AtomicInteger();
         forEach(nodes.size(), i -> {
@@ -293,6 +298,13 @@ public final class Framework implements Plugin.Handle {
             } else {
                 filtered.put(node.name(), verdicts[i]);
             }
+        }
+        // The next pod starts where this one stopped, so that every node is looked at as often (as Kubernetes
+        // does); when this one looked at them all, one further, so that of equal nodes none always comes first
+        // (the best score's first node wins here, where kube-scheduler picks among equals at random).
+        if (!nodes.isEmpty()) {
+            int processed = feasible.size() + filtered.size();
+            nextStart.set((start + (processed % nodes.size() == 0 ? 1 : processed)) % nodes.size());
         }
         if (feasible.isEmpty()) {
             return new Decision(null, nodes.size(), filtered, Map.of(), null, postFilter(state, pod, nodes, filtered));

@@ -144,6 +144,16 @@ public interface Plugin {
         default boolean preemptionRunning(Pod pod) {
             return false;
         }
+
+        /**
+         * Runs {@code work} for 0..n-1, across the framework's threads when there are many
+         * (kube-scheduler's parallelizer); {@code work} must be safe to run concurrently.
+         */
+        default void parallel(int n, java.util.function.IntConsumer work) {
+            for (int i = 0; i < n; i++) {
+                work.accept(i);
+            }
+        }
     }
 
     /** A plugin that reads the cluster through the framework: given the handle once, when the framework is made. */

@@ -6,6 +6,7 @@ import io.cybernetes.scheduler.framework.ClusterEvent;
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
 import io.cybernetes.scheduler.framework.Plugin;
+import io.cybernetes.scheduler.framework.Snapshot;
 import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
@@ -226,8 +227,8 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
         Domains d = new Domains(pod);
         boolean terms = d.hasTerms();
         boolean prefers = !preferred(pod, false).isEmpty() || !preferred(pod, true).isEmpty();
-        for (NodeInfo n : nodes) {
-            if (terms || prefers) {
+        if (terms || prefers) {
+            for (NodeInfo n : nodes) {
                 for (Pod other : n.pods()) {
                     if (terms) {
                         d.countTerms(pod, other, n, 1);
@@ -237,6 +238,8 @@ public final class InterPodAffinity implements Plugin.PreFilterExtensions, Plugi
                     }
                 }
             }
+        }
+        for (NodeInfo n : Snapshot.withRequiredAntiAffinity(nodes)) {
             for (Pod other : n.podsWithRequiredAntiAffinity()) {
                 d.countExisting(pod, other, n, 1);
             }

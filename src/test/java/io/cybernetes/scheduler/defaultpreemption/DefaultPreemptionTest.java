@@ -155,6 +155,20 @@ class DefaultPreemptionTest {
         assertThat(among.postFilter().nominatedNode()).isEqualTo("n120");
     }
 
+    @Test
+    void theDryRunGoesOnPastEnoughCandidatesUntilOneBreaksNoBudget() {
+        List<NodeInfo> many = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            // every node is full; the first 120 with a pod no budget lets go
+            Pod p = running("p" + i, "4", 5, 1);
+            many.add(NodeInfo.of(node("n" + i, "4", "8Gi", 110).build(), List.of(i < 120 ? labelled(p, "guarded") : p)));
+        }
+        Framework.Decision d = schedule(incoming("1", 10), many, budget("guarded", 0));
+        assertThat(d.postFilter().nominatedNode()).as("100 candidates found, none of them sparing budgets: on to n120")
+                .isEqualTo("n120");
+        assertThat(d.postFilter().victims()).extracting(p -> p.getMetadata().getName()).containsExactly("p120");
+    }
+
     /** A budget over pods labelled app={@code app} that allows {@code allowed} more disruptions. */
     static PodDisruptionBudget budget(String app, int allowed, String... disrupted) {
         Map<String, String> already = new java.util.HashMap<>();

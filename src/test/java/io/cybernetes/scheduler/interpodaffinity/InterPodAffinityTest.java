@@ -2,6 +2,7 @@ package io.cybernetes.scheduler.interpodaffinity;
 
 import io.cybernetes.scheduler.framework.CycleState;
 import io.cybernetes.scheduler.framework.NodeInfo;
+import io.cybernetes.scheduler.framework.Snapshot;
 import io.cybernetes.scheduler.framework.Status;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
@@ -83,6 +84,21 @@ class InterPodAffinityTest {
         Map<String, Status> v = verdicts(labelled("batch-1", "batch"), List.of(node("n1", "a", loner), node("n2", "a")));
         assertThat(v.get("n1").reasons()).containsExactly(InterPodAffinity.EXISTING_ANTI_AFFINITY);
         assertThat(v.get("n2").isSuccess()).isTrue();
+    }
+
+    @Test
+    void existingPodsAntiAffinityIsFoundThroughTheSnapshotsListOfNodesHoldingIt() {
+        Pod loner = pod("loner", null, null).editSpec().withNewAffinity().withNewPodAntiAffinity()
+                .withRequiredDuringSchedulingIgnoredDuringExecution(term("batch", "zone"))
+                .endPodAntiAffinity().endAffinity().endSpec().build();
+        List<NodeInfo> nodes = List.of(node("n1", "a"), node("n2", "a", loner), node("n3", "b"));
+        Map<String, Status> walked = verdicts(labelled("batch-1", "batch"), nodes);
+        Map<String, Status> listed = verdicts(labelled("batch-1", "batch"), new Snapshot(nodes, List.of(nodes.get(1))));
+        assertThat(listed).isEqualTo(walked);
+        assertThat(listed.get("n1").reasons()).as("the loner's zone").containsExactly(
+                InterPodAffinity.EXISTING_ANTI_AFFINITY);
+        assertThat(listed.get("n3").isSuccess()).isTrue();
+        assertThat(Snapshot.withRequiredAntiAffinity(nodes)).containsExactly(nodes.get(1));
     }
 
     @Test

@@ -153,6 +153,12 @@ final class KubeOpenApi {
 
     private static final List<String> WRITE_PARAMETERS = List.of("dryRun", "fieldManager", "fieldValidation");
 
+    /*
+     * A PATCH lists no patch content types (v3: no requestBody; v2: consumes any): kubectl apply computes a
+     * strategic merge patch from the v3 schema of a kind whose PATCH takes one, and these schemas carry no
+     * x-kubernetes-patch-merge-key, so it would replace lists it should merge ("configured" where nothing
+     * changed). Without them it falls back to its own compiled-in types, which carry the Go struct tags.
+     */
     private static ObjectNode op(ResourceType t, String action, String ref, boolean writes, Flavor flavor) {
         ObjectNode op = Json.object();
         op.put("operationId", action + t.kind());
