@@ -14,14 +14,13 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * PostFilter: when a pod fits nowhere, find a node where evicting pods of lower priority
@@ -47,6 +46,8 @@ public final class DefaultPreemption implements Plugin.PostFilter {
     static final String NOT_HELPFUL = "Preemption is not helpful for scheduling";
     static final int MIN_CANDIDATES_PERCENTAGE = 10;
     static final int MIN_CANDIDATES = 100;
+    /** How many nodes the dry run tries at once (across the framework's threads). */
+    static final int BATCH = 128;
 
     /** A node where the pod fits once the victims are gone, and how many of them a budget does not allow to go. */
     record Candidate(String node, List<Pod> victims, int violations) {
@@ -112,35 +113,23 @@ public final class DefaultPreemption implements Plugin.PostFilter {
                 potential.add(node);
             }
         }
-        // The dry run on the potential nodes in parallel, until enough candidates are found, one of them
-        // breaking no budget; then the first such candidates in the nodes' order are taken (a node the
-        // parallel pass skipped is tried then), so that the outcome does not depend on the threads.
-        AtomicReferenceArray<Optional<Candidate>> tried = new AtomicReferenceArray<>(potential.size());
-        AtomicInteger found = new AtomicInteger();
-        AtomicInteger sparing = new AtomicInteger();
-        handle.parallel(potential.size(), i -> {
-            if (enough(sparing.get(), found.get(), wanted)) {
-                return;
-            }
-            Optional<Candidate> c = selectVictims(state, pod, potential.get(i), budgets, handle);
-            tried.set(i, c);
-            c.ifPresent(candidate -> {
-                if (candidate.violations() == 0) {
-                    sparing.incrementAndGet();
-                }
-                found.incrementAndGet();
-            });
-        });
+        // The dry run, in parallel as kube-scheduler's, a batch of nodes at a time in the nodes' order, until
+        // enough candidates are found, one of them breaking no budget: the same candidates whatever the threads
+        // did, and at most a batch tried in vain.
         List<Candidate> candidates = new ArrayList<>();
         int spared = 0;
-        for (int i = 0; i < potential.size() && !enough(spared, candidates.size(), wanted); i++) {
-            Optional<Candidate> c = tried.get(i) != null ? tried.get(i)
-                    : selectVictims(state, pod, potential.get(i), budgets, handle);
-            if (c.isPresent()) {
-                candidates.add(c.get());
-                spared += c.get().violations() == 0 ? 1 : 0;
-            } else {
-                counts.merge(NO_VICTIMS, 1, Integer::sum);
+        for (int from = 0; from < potential.size() && !enough(spared, candidates.size(), wanted); from += BATCH) {
+            List<NodeInfo> batch = potential.subList(from, Math.min(potential.size(), from + BATCH));
+            List<Optional<Candidate>> tried = new ArrayList<>(Collections.nCopies(batch.size(),
+                    Optional.empty()));
+            handle.parallel(batch.size(), i -> tried.set(i, selectVictims(state, pod, batch.get(i), budgets, handle)));
+            for (int i = 0; i < tried.size() && !enough(spared, candidates.size(), wanted); i++) {
+                if (tried.get(i).isPresent()) {
+                    candidates.add(tried.get(i).get());
+                    spared += tried.get(i).get().violations() == 0 ? 1 : 0;
+                } else {
+                    counts.merge(NO_VICTIMS, 1, Integer::sum);
+                }
             }
         }
         if (candidates.isEmpty()) {
