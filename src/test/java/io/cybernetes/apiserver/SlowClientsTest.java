@@ -2,6 +2,9 @@ package io.cybernetes.apiserver;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.test.context.TestPropertySource;
 
 import javax.net.ssl.SSLContext;
@@ -40,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
         "cybernetes.apiserver.request-timeout=15s",
         "spring.datasource.url=jdbc:h2:mem:slow-clients;DB_CLOSE_DELAY=-1",
         "cybernetes.auth.data-dir=./target/test-data/slow-clients"})
+@ExtendWith(OutputCaptureExtension.class)
 class SlowClientsTest extends ApiTestSupport {
 
     static final String NS = "slow-bodies";
@@ -108,7 +112,7 @@ class SlowClientsTest extends ApiTestSupport {
     }
 
     @Test
-    void slowRequestBodiesStarveNobody() throws Exception {
+    void slowRequestBodiesStarveNobody(CapturedOutput log) throws Exception {
         assertThat(createNamespace(NS).code()).isIn(201, 409);
         assertThat(post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + NS + "/rolebindings",
                 RbacMatrixTest.binding("RoleBinding", "team-b-edit", "edit", "team-b")).code()).isIn(201, 409);
@@ -162,6 +166,9 @@ class SlowClientsTest extends ApiTestSupport {
         assertThat(timedOut).isEqualTo("HTTP/1.1 504 Gateway Timeout");
         String rest = new String(slow.getInputStream().readNBytes(2000), StandardCharsets.UTF_8);
         assertThat(rest).contains("\"reason\":\"Timeout\"", "Timeout: request did not complete within the allotted timeout");
+        assertThat(log.getOut()).as("the log tells how much of which body came")
+                .containsPattern("POST /api/v1/namespaces/" + NS + "/configmaps over HTTP/1.1: \\d+ of " + BODY
+                        + " bytes of the request body arrived within PT15S; answered 504");
     }
 
     @Test

@@ -12,6 +12,8 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.ByteArrayInputStream;
@@ -36,6 +38,8 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
     /** Where the body read so far is kept for the dispatch that serves the request, and for audit. */
     static final String BODY_ATTRIBUTE = RequestBodyFilter.class.getName() + ".body";
     private static final String READING_ATTRIBUTE = RequestBodyFilter.class.getName() + ".reading";
+
+    private static final Logger log = LoggerFactory.getLogger(RequestBodyFilter.class);
 
     private final long maxRequestBytes;
     private final Duration timeout;
@@ -94,6 +98,9 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
             @Override
             public void onTimeout(AsyncEvent event) throws IOException {
                 if (finished.compareAndSet(false, true)) {
+                    log.info("{} {} over {}: {} of {} bytes of the request body arrived within {}; answered 504",
+                            request.getMethod(), request.getRequestURI(), request.getProtocol(), arrived.size(),
+                            chunked ? "a chunked" : String.valueOf(length), timeout);
                     refuse(response, ApiException.timeout(
                             "Timeout: request did not complete within the allotted timeout", 0));
                     async.complete();
