@@ -80,4 +80,44 @@ class ServiceKubectlTest extends SimulatedClusterSupport {
                 "web", "-o", "jsonpath={.subsets[*].addresses[*].ip}").out().split(" ")).hasSize(1));
         assertThat(kubectl("delete", "namespace", ns, "--wait=false").exit()).isZero();
     }
+
+    @Test
+    void applyingAServiceAgainWithAnotherPortMergesItsPortsByPort() throws Exception {
+        String ns = "svc-apply";
+        assertThat(kubectl("create", "namespace", ns).exit()).isZero();
+        Path manifest = dir.resolve("svc.yaml");
+        String service = """
+                apiVersion: v1
+                kind: Service
+                metadata:
+                  name: front
+                spec:
+                  selector:
+                    app: front
+                  ports:
+                  - name: http
+                    port: 80
+                    targetPort: 8080
+                """;
+        Files.writeString(manifest, service, StandardCharsets.UTF_8);
+        Kubectl.Run created = kubectl("-n", ns, "apply", "-f", manifest.toString());
+        assertThat(created.exit()).as(created.all()).isZero();
+        Files.writeString(manifest, service + """
+                  - name: https
+                    port: 443
+                    targetPort: 8443
+                """, StandardCharsets.UTF_8);
+        Kubectl.Run configured = kubectl("-n", ns, "apply", "-f", manifest.toString());
+        assertThat(configured.exit()).as(configured.all()).isZero();
+        assertThat(configured.out()).contains("service/front configured");
+        assertThat(kubectl("-n", ns, "get", "service", "front", "-o",
+                "jsonpath={range .spec.ports[*]}{.name}:{.port}:{.targetPort} {end}").out().trim())
+                .isEqualTo("http:80:8080 https:443:8443");
+        Files.writeString(manifest, service, StandardCharsets.UTF_8);
+        Kubectl.Run removed = kubectl("-n", ns, "apply", "-f", manifest.toString());
+        assertThat(removed.exit()).as(removed.all()).isZero();
+        assertThat(kubectl("-n", ns, "get", "service", "front", "-o", "jsonpath={.spec.ports[*].port}").out().trim())
+                .as("the port no longer in the manifest goes").isEqualTo("80");
+        assertThat(kubectl("delete", "namespace", ns, "--wait=false").exit()).isZero();
+    }
 }

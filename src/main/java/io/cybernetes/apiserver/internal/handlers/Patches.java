@@ -22,27 +22,47 @@ import java.util.Set;
  */
 public final class Patches {
 
-    /** Lists merged by a key field instead of being replaced (patchMergeKey in Kubernetes' types). */
+    /**
+     * Lists merged by a key field instead of being replaced (patchMergeKey in Kubernetes' types), wherever
+     * a list of that name is; {@link #mergeKey} decides for the names whose lists differ by where they are.
+     */
     private static final Map<String, String> MERGE_KEYS = Map.ofEntries(
             Map.entry("containers", "name"),
             Map.entry("initContainers", "name"),
             Map.entry("ephemeralContainers", "name"),
-            Map.entry("ports", "containerPort"),
             Map.entry("env", "name"),
             Map.entry("volumes", "name"),
             Map.entry("volumeMounts", "mountPath"),
             Map.entry("volumeDevices", "devicePath"),
-            Map.entry("imagePullSecrets", "name"),
             Map.entry("hostAliases", "ip"),
             Map.entry("conditions", "type"),
             Map.entry("ownerReferences", "uid"),
             Map.entry("topologySpreadConstraints", "topologyKey"),
             Map.entry("resourceClaims", "name"),
             Map.entry("addresses", "type"),
-            Map.entry("schedulingGates", "name"));
+            Map.entry("schedulingGates", "name"),
+            Map.entry("secrets", "name"),
+            Map.entry("podIPs", "ip"),
+            Map.entry("hostIPs", "ip"));
+
+    private static final Set<String> CONTAINER_LISTS = Set.of("containers", "initContainers", "ephemeralContainers");
 
     /** Lists of scalars merged as sets (patchStrategy=merge without a key). */
-    private static final Set<String> MERGED_PRIMITIVE_LISTS = Set.of("finalizers");
+    private static final Set<String> MERGED_PRIMITIVE_LISTS = Set.of("finalizers", "podCIDRs");
+
+    /**
+     * The key by which the list {@code field} of a map held under {@code holder} (the field the map is in,
+     * "" for the object itself) is merged; null when the list is replaced whole. A container's ports merge by
+     * containerPort and a Service's (under spec) by port, while a NetworkPolicy's or an EndpointSlice's are
+     * replaced; a pod spec's imagePullSecrets merge by name, while a ServiceAccount's are replaced.
+     */
+    static String mergeKey(String holder, String field) {
+        return switch (field) {
+            case "ports" -> CONTAINER_LISTS.contains(holder) ? "containerPort" : holder.equals("spec") ? "port" : null;
+            case "imagePullSecrets" -> holder.equals("spec") ? "name" : null;
+            default -> MERGE_KEYS.get(field);
+        };
+    }
 
     private static final String SET_ORDER = "$setElementOrder/";
     private static final String DELETE_FROM = "$deleteFromPrimitiveList/";
@@ -71,15 +91,18 @@ public final class Patches {
     // ---- strategic merge patch
 
     public static ObjectNode strategicMerge(ObjectNode original, ObjectNode patch) {
-        JsonNode merged = mergeMap(original.deepCopy(), patch);
+        JsonNode merged = mergeMap(original.deepCopy(), patch, "");
         if (merged == null || !merged.isObject()) {
             throw ApiException.badRequest("a strategic merge patch cannot delete or replace the whole object");
         }
         return (ObjectNode) merged;
     }
 
-    /** Merges {@code patch} into {@code original} (modified in place); null means the map is deleted. */
-    private static JsonNode mergeMap(ObjectNode original, ObjectNode patch) {
+    /**
+     * Merges {@code patch} into {@code original} (modified in place), a map held under the field
+     * {@code holder}; null means the map is deleted.
+     */
+    private static JsonNode mergeMap(ObjectNode original, ObjectNode patch, String holder) {
         JsonNode directive = patch.get("$patch");
         if (directive != null) {
             String d = directive.asString();
@@ -134,14 +157,14 @@ public final class Patches {
             if (value.isObject()) {
                 ObjectNode base = current != null && current.isObject() ? (ObjectNode) current
                         : CompactNodeFactory.INSTANCE.objectNode();
-                JsonNode merged = mergeMap(base, (ObjectNode) value);
+                JsonNode merged = mergeMap(base, (ObjectNode) value, key);
                 if (merged == null) {
                     original.remove(key);
                 } else {
                     original.set(key, merged);
                 }
             } else if (value.isArray()) {
-                original.set(key, mergeList(key, current, (ArrayNode) value));
+                original.set(key, mergeList(mergeKey(holder, key), key, current, (ArrayNode) value));
             } else {
                 original.set(key, value.deepCopy());
             }
@@ -151,15 +174,14 @@ public final class Patches {
                 String field = e.getKey().substring(SET_ORDER.length());
                 JsonNode list = original.get(field);
                 if (list != null && list.isArray() && e.getValue().isArray()) {
-                    original.set(field, reorder(field, (ArrayNode) list, (ArrayNode) e.getValue()));
+                    original.set(field, reorder(mergeKey(holder, field), (ArrayNode) list, (ArrayNode) e.getValue()));
                 }
             }
         }
         return original;
     }
 
-    private static ArrayNode mergeList(String field, JsonNode current, ArrayNode patch) {
-        String mergeKey = MERGE_KEYS.get(field);
+    private static ArrayNode mergeList(String mergeKey, String field, JsonNode current, ArrayNode patch) {
         boolean objects = patch.size() > 0 && patch.get(0).isObject();
         if (MERGED_PRIMITIVE_LISTS.contains(field) && !objects) {
             ArrayNode out = current != null && current.isArray() ? (ArrayNode) current.deepCopy()
@@ -215,14 +237,14 @@ public final class Patches {
                     result.remove(idx);
                 }
             } else if (idx >= 0) {
-                JsonNode merged = mergeMap((ObjectNode) result.get(idx), (ObjectNode) item);
+                JsonNode merged = mergeMap((ObjectNode) result.get(idx), (ObjectNode) item, field);
                 if (merged == null) {
                     result.remove(idx);
                 } else {
                     result.set(idx, merged);
                 }
             } else {
-                JsonNode fresh = mergeMap(CompactNodeFactory.INSTANCE.objectNode(), (ObjectNode) item);
+                JsonNode fresh = mergeMap(CompactNodeFactory.INSTANCE.objectNode(), (ObjectNode) item, field);
                 if (fresh != null) {
                     result.add(fresh);
                 }
@@ -243,8 +265,7 @@ public final class Patches {
         return -1;
     }
 
-    private static ArrayNode reorder(String field, ArrayNode list, ArrayNode order) {
-        String mergeKey = MERGE_KEYS.get(field);
+    private static ArrayNode reorder(String mergeKey, ArrayNode list, ArrayNode order) {
         List<JsonNode> remaining = new ArrayList<>();
         list.forEach(remaining::add);
         ArrayNode out = CompactNodeFactory.INSTANCE.arrayNode();
