@@ -63,6 +63,10 @@ class SchedulerCacheTest {
         assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).extracting(NodeInfo::name)
                 .containsExactly("n2");
         assertThat(cache.snapshot()).as("a snapshot of the cache's own").isInstanceOf(Snapshot.class);
+        cache.putNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("n2")).editMetadata()
+                .addToLabels("changed", "yes").endMetadata().build());
+        assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).as("the node changed, its pods did not")
+                .extracting(NodeInfo::name).containsExactly("n2");
         cache.removePod(bound(loner, "n2"));
         assertThat(Snapshot.withRequiredAntiAffinity(cache.snapshot())).isEmpty();
         cache.putPod(bound(loner, "n2"));

@@ -98,9 +98,9 @@ public final class RequestBodyFilter extends OncePerRequestFilter {
             @Override
             public void onTimeout(AsyncEvent event) throws IOException {
                 if (finished.compareAndSet(false, true)) {
-                    log.info("{} {} over {}: {} of {} bytes of the request body arrived within {}; answered 504",
+                    log.info("{} {} over {}: {} bytes of the request body arrived within {} ({}); answered 504",
                             request.getMethod(), request.getRequestURI(), request.getProtocol(), arrived.size(),
-                            chunked ? "a chunked" : String.valueOf(length), timeout);
+                            timeout, chunked ? "chunked" : length + " announced");
                     refuse(response, ApiException.timeout(
                             "Timeout: request did not complete within the allotted timeout", 0));
                     async.complete();

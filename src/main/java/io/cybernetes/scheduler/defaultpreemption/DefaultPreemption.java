@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +30,8 @@ import java.util.TreeMap;
  * leaves room stays — the rest are the victims. Pods whose eviction would take a
  * PodDisruptionBudget below zero disruptions allowed are put back before the others, so a
  * budget is broken only when nothing else makes room (Kubernetes' best effort: the budgets
- * count, but do not forbid). Of the candidate nodes (at least 100, or a tenth of the nodes),
+ * count, but do not forbid). The dry run goes over the nodes preemption could help until it has
+ * found a tenth of them as candidates (at least 100), one of them breaking no budget; of those
  * the one chosen breaks the fewest budgets, then has the least important most important
  * victim, then the smallest sum of victim priorities, then the fewest victims, then the
  * latest-started most important victims. The scheduler evicts the victims and nominates the node.
@@ -101,7 +101,6 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         if (ineligible.isPresent()) {
             return PostFilterResult.failed(Status.unschedulable(ineligible.get()), null);
         }
-        int wanted = Math.max(MIN_CANDIDATES, nodes.size() * MIN_CANDIDATES_PERCENTAGE / 100);
         List<Budget> budgets = Budget.of(handle.disruptionBudgets());
         Map<String, Integer> counts = new TreeMap<>();
         List<NodeInfo> potential = new ArrayList<>();
@@ -113,6 +112,8 @@ public final class DefaultPreemption implements Plugin.PostFilter {
                 potential.add(node);
             }
         }
+        int wanted = Math.min(potential.size(),
+                Math.max(MIN_CANDIDATES, potential.size() * MIN_CANDIDATES_PERCENTAGE / 100));
         // The dry run, in parallel as kube-scheduler's, a batch of nodes at a time in the nodes' order, until
         // enough candidates are found, one of them breaking no budget: the same candidates whatever the threads
         // did, and at most a batch tried in vain.
@@ -120,13 +121,13 @@ public final class DefaultPreemption implements Plugin.PostFilter {
         int spared = 0;
         for (int from = 0; from < potential.size() && !enough(spared, candidates.size(), wanted); from += BATCH) {
             List<NodeInfo> batch = potential.subList(from, Math.min(potential.size(), from + BATCH));
-            List<Optional<Candidate>> tried = new ArrayList<>(Collections.nCopies(batch.size(),
-                    Optional.empty()));
-            handle.parallel(batch.size(), i -> tried.set(i, selectVictims(state, pod, batch.get(i), budgets, handle)));
-            for (int i = 0; i < tried.size() && !enough(spared, candidates.size(), wanted); i++) {
-                if (tried.get(i).isPresent()) {
-                    candidates.add(tried.get(i).get());
-                    spared += tried.get(i).get().violations() == 0 ? 1 : 0;
+            @SuppressWarnings("unchecked")
+            Optional<Candidate>[] tried = new Optional[batch.size()];
+            handle.parallel(batch.size(), i -> tried[i] = selectVictims(state, pod, batch.get(i), budgets, handle));
+            for (int i = 0; i < tried.length && !enough(spared, candidates.size(), wanted); i++) {
+                if (tried[i].isPresent()) {
+                    candidates.add(tried[i].get());
+                    spared += tried[i].get().violations() == 0 ? 1 : 0;
                 } else {
                     counts.merge(NO_VICTIMS, 1, Integer::sum);
                 }

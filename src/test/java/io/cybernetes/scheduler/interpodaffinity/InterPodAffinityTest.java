@@ -99,6 +99,8 @@ class InterPodAffinityTest {
                 InterPodAffinity.EXISTING_ANTI_AFFINITY);
         assertThat(listed.get("n3").isSuccess()).isTrue();
         assertThat(Snapshot.withRequiredAntiAffinity(nodes)).containsExactly(nodes.get(1));
+        assertThat(verdicts(labelled("batch-1", "batch"), new Snapshot(nodes, List.of())).get("n1").isSuccess())
+                .as("PreFilter takes the snapshot's word for where such pods are").isTrue();
     }
 
     @Test

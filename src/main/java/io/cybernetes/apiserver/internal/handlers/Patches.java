@@ -43,12 +43,22 @@ public final class Patches {
             Map.entry("schedulingGates", "name"),
             Map.entry("secrets", "name"),
             Map.entry("podIPs", "ip"),
-            Map.entry("hostIPs", "ip"));
+            Map.entry("hostIPs", "ip"),
+            Map.entry("webhooks", "name"),
+            Map.entry("matchConditions", "name"),
+            Map.entry("drivers", "name"),
+            Map.entry("resourceClaimStatuses", "name"),
+            Map.entry("reservedFor", "uid"));
 
     private static final Set<String> CONTAINER_LISTS = Set.of("containers", "initContainers", "ephemeralContainers");
 
-    /** Lists of scalars merged as sets (patchStrategy=merge without a key). */
-    private static final Set<String> MERGED_PRIMITIVE_LISTS = Set.of("finalizers", "podCIDRs");
+    /**
+     * Lists of scalars merged as sets (patchStrategy=merge without a key): an object's finalizers (those of
+     * a Namespace's spec are replaced whole) and a node's podCIDRs.
+     */
+    private static boolean mergedAsSet(String holder, String field) {
+        return field.equals("finalizers") ? holder.equals("metadata") : field.equals("podCIDRs");
+    }
 
     /**
      * The key by which the list {@code field} of a map held under {@code holder} (the field the map is in,
@@ -164,7 +174,7 @@ public final class Patches {
                     original.set(key, merged);
                 }
             } else if (value.isArray()) {
-                original.set(key, mergeList(mergeKey(holder, key), key, current, (ArrayNode) value));
+                original.set(key, mergeList(holder, key, current, (ArrayNode) value));
             } else {
                 original.set(key, value.deepCopy());
             }
@@ -181,9 +191,10 @@ public final class Patches {
         return original;
     }
 
-    private static ArrayNode mergeList(String mergeKey, String field, JsonNode current, ArrayNode patch) {
+    private static ArrayNode mergeList(String holder, String field, JsonNode current, ArrayNode patch) {
+        String mergeKey = mergeKey(holder, field);
         boolean objects = patch.size() > 0 && patch.get(0).isObject();
-        if (MERGED_PRIMITIVE_LISTS.contains(field) && !objects) {
+        if (mergedAsSet(holder, field) && !objects) {
             ArrayNode out = current != null && current.isArray() ? (ArrayNode) current.deepCopy()
                     : CompactNodeFactory.INSTANCE.arrayNode();
             Set<String> seen = new LinkedHashSet<>();
