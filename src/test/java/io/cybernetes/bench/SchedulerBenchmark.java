@@ -271,9 +271,10 @@ final class SchedulerBenchmark {
     }
 
     /**
-     * Pods placed and deleted again, 2,000 a round, until the JIT compiler takes under a tenth of a round (five
+     * Pods placed and deleted again, 2,000 a round, until the JIT compiler takes under a tenth of a round (twelve
      * rounds at most; each printed): a JVM compiles its hot paths during its first minute or two of load, and the
-     * first workload was measured while it did (SchedulingBasic 421 pods/s overall, 850–1,136 in its last seconds).
+     * first workload was measured while it did (SchedulingBasic 421 pods/s overall, 850–1,136 in its last seconds;
+     * after five rounds, the most there were until 2026-12-04, the JIT still compiled all of the fifth).
      * scheduler_perf's Go scheduler has nothing to warm up.
      */
     private void warmUntilCompiled() throws Exception {
@@ -282,7 +283,7 @@ final class SchedulerBenchmark {
         int each = 2_000;
         Set<String> bound = ConcurrentHashMap.newKeySet(); // every round's pods, deleted or not
         SharedInformer<Pod> pods = countBound(ns, bound);
-        JitWarmUp.run("  warm-up", 5, r -> {
+        JitWarmUp.run("  warm-up", 12, r -> {
             long t0 = System.nanoTime();
             parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
             while (bound.size() < r * each) {
