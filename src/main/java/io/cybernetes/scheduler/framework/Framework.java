@@ -274,9 +274,9 @@ public final class Framework implements Plugin.Handle {
         int want = feasibleNodesToFind(nodes.size());
         // Each pod starts one node further than the one before, so that every node comes first as often.
         // kube-scheduler starts the next pod where this one stopped, so each pod looks at 500 other nodes (at
-        // 5,000); tried here, the scheduler phase's cycles took 1.5-1.9 times as long in SchedulingBasic,
-        // SchedulingPreemption and Unschedulable, where one pod's nodes are otherwise mostly the next one's
-        // (docs/benchmarks.md, 2026-12-04 night).
+        // 5,000); tried here, the scheduler phase's cycles took 1.4-1.8 times as long in SchedulingBasic,
+        // SchedulingPreemption, Unschedulable and SchedulingWithMixedChurn, where one pod's nodes are otherwise
+        // mostly the next one's (docs/benchmarks.md, 2026-12-04 night).
         int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.getAndIncrement(), nodes.size());
         Status[] verdicts = new Status[nodes.size()];
         AtomicInteger found = new AtomicInteger();
