@@ -238,8 +238,10 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
 
     @Test
     void debugAddsAnEphemeralContainerThatRunsAndIsAttachedTo() {
-        Kubectl.Run debug = kubectl().runWithInput("echo debugging $HOSTNAME\nexit 0\n", "-n", NS, "debug", "shell",
-                "-i", "--image=busybox", "--container=dbg");
+        // -v=6: kubectl logs each request with its answer and time (stderr), so that a failure says which
+        // request it was (once, in CI on 2026-12-04, one went unanswered for the 30 s request timeout)
+        Kubectl.Run debug = kubectl().runWithInput("echo debugging $HOSTNAME\nexit 0\n", "-v=6", "-n", NS, "debug",
+                "shell", "-i", "--image=busybox", "--container=dbg");
         assertThat(debug.exit()).as(debug.all()).isZero();
         assertThat(debug.out()).contains("debugging shell");
         var pod = get(PODS + "/shell").json();
