@@ -151,13 +151,9 @@ public final class Framework implements Plugin.Handle {
         return false;
     }
 
+    /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
     @Override
     public void parallel(int n, IntConsumer work) {
-        forEach(n, work);
-    }
-
-    /** Runs {@code work} for 0..n-1, across the pool when there is enough of it. */
-    private void forEach(int n, IntConsumer work) {
         if (n < PARALLEL_FROM) {
             for (int i = 0; i < n; i++) {
                 work.accept(i);
@@ -280,7 +276,7 @@ public final class Framework implements Plugin.Handle {
         int start = nodes.isEmpty() ? 0 : Math.floorMod(nextStart.getAndIncrement(), nodes.size());
         Status[] verdicts = new Status[nodes.size()];
         AtomicInteger found = new AtomicInteger();
-        forEach(nodes.size(), i -> {
+        parallel(nodes.size(), i -> {
             if (found.get() >= want) {
                 return;
             }
@@ -315,7 +311,7 @@ public final class Framework implements Plugin.Handle {
         long[][] weighted = new long[plugins.size()][n];
         long[] totals = new long[n];
         // every plugin scores a node in the same pass, so that the nodes are handed out once
-        forEach(n, i -> {
+        parallel(n, i -> {
             for (int k = 0; k < plugins.size(); k++) {
                 weighted[k][i] = plugins.get(k).getKey().score(state, pod, feasible.get(i));
             }

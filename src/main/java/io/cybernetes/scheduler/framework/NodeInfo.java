@@ -35,7 +35,8 @@ public final class NodeInfo {
     private final Set<String> usedPorts;
     private final Map<String, Long> imageSizes;
     private final List<Pod> nominated;
-    private final List<Pod> withRequiredAntiAffinity;
+    /** Computed when first asked for (the scheduler's cache asks; preemption's dry run's copies do not). */
+    private List<Pod> withRequiredAntiAffinity;
 
     private NodeInfo(Node node, List<Pod> pods, List<Resources> podRequests, Resources allocatable,
                      Map<String, Long> imageSizes, Resources requested, Resources nonZeroRequested, Set<String> usedPorts,
@@ -49,7 +50,6 @@ public final class NodeInfo {
         this.nonZeroRequested = nonZeroRequested;
         this.usedPorts = Set.copyOf(usedPorts);
         this.nominated = List.copyOf(nominated);
-        this.withRequiredAntiAffinity = this.pods.stream().filter(NodeInfo::hasRequiredAntiAffinity).toList();
     }
 
     private static Resources allocatableOf(Node node) {
@@ -219,7 +219,13 @@ public final class NodeInfo {
 
     /** The pods on this node with required pod anti-affinity (they may keep others away), as kube-scheduler keeps them. */
     public List<Pod> podsWithRequiredAntiAffinity() {
-        return withRequiredAntiAffinity;
+        List<Pod> found = withRequiredAntiAffinity;
+        if (found == null) {
+            // an immutable list, so a thread that sees the field set sees it whole; two may compute it alike
+            found = pods.stream().filter(NodeInfo::hasRequiredAntiAffinity).toList();
+            withRequiredAntiAffinity = found;
+        }
+        return found;
     }
 
     /** The pods nominated to this node by preemption, not yet bound. */

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /** A scheduling plugin; it takes part in the extension points whose interface it implements. */
 public interface Plugin {
@@ -149,7 +150,7 @@ public interface Plugin {
          * Runs {@code work} for 0..n-1, across the framework's threads when there are many
          * (kube-scheduler's parallelizer); {@code work} must be safe to run concurrently.
          */
-        default void parallel(int n, java.util.function.IntConsumer work) {
+        default void parallel(int n, IntConsumer work) {
             for (int i = 0; i < n; i++) {
                 work.accept(i);
             }

@@ -66,7 +66,7 @@ public final class Patches {
      * containerPort and a Service's (under spec) by port, while a NetworkPolicy's or an EndpointSlice's are
      * replaced; a pod spec's imagePullSecrets merge by name, while a ServiceAccount's are replaced.
      */
-    static String mergeKey(String holder, String field) {
+    private static String mergeKey(String holder, String field) {
         return switch (field) {
             case "ports" -> CONTAINER_LISTS.contains(holder) ? "containerPort" : holder.equals("spec") ? "port" : null;
             case "imagePullSecrets" -> holder.equals("spec") ? "name" : null;
