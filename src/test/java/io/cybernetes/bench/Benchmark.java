@@ -1192,15 +1192,10 @@ public final class Benchmark {
         String rv = Json.MAPPER.readTree(http("GET", "/api/v1/namespaces/bench-watch/configmaps", null).body())
                 .at("/metadata/resourceVersion").asString();
         String path = "/api/v1/namespaces/bench-watch/configmaps?watch=true&resourceVersion=" + rv;
-        return WatchDelivery.run(watchers, rate, seconds, n -> {
-            java.net.Socket socket = Boolean.getBoolean("bench.plainWatch")
-                    ? new java.net.Socket("127.0.0.1", httpPort)
-                    : sslContext.getSocketFactory().createSocket("127.0.0.1", port);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + token + "\r\nAccept: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            return socket.getInputStream();
-        }, WatchDelivery.sentField(), (n, sent) -> {
+        WatchDelivery.Opener opener = Boolean.getBoolean("bench.plainWatch")
+                ? WatchDelivery.http11(javax.net.SocketFactory.getDefault(), httpPort, path, token)
+                : WatchDelivery.http11(sslContext.getSocketFactory(), port, path, token);
+        return WatchDelivery.run(watchers, rate, seconds, opener, WatchDelivery.sentField(), (n, sent) -> {
             ObjectNode o = Json.object();
             o.putObject("metadata").put("name", "w" + n + "-" + sent);
             o.putObject("data").put("sent", Long.toString(sent));

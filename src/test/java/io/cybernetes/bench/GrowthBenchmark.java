@@ -46,8 +46,9 @@ import java.util.function.LongPredicate;
  * measures heap after a full GC and per object, database bytes per object, five kinds of
  * LIST of every pod, the create rate and p99 against the empty cluster's, a relist by 50
  * informers at once (time and peak heap), the compaction of 100,000 superseded revisions
- * (its time and the write p99 meanwhile) and a cold start: a new process on the same
- * database, timed from its launch to {@code /readyz} answering ok.
+ * (its time and the write p99 meanwhile), a cold start: a new process on the same
+ * database, timed from its launch to {@code /readyz} answering ok, and watch delivery's p99
+ * with as many watchers as the watch phase.
  *
  * <p>The nodes have no kubelets (as KWOK's): the pods arrive bound to them ({@code
  * spec.nodeName}) and stay Pending, and the node-lifecycle controller is left out so that
@@ -63,6 +64,8 @@ final class GrowthBenchmark {
     private static final int PROBES = 3_000;
     private static final int SUPERSEDED = 100_000;
     private static final int INFORMERS = 50;
+    private static final int WATCH_RATE = 200;
+    private static final int WATCH_SECONDS = 10;
 
     private final List<String> props;
     private final Path data;
@@ -90,7 +93,8 @@ final class GrowthBenchmark {
     private record Row(long pods, long nodes, double heapMiB, double heapPerObject, double dbPerObject, double listJson,
                        double listTable, double listRv0, double listPaged, double listSelected, double createRate,
                        double createP99, double relistSeconds, double relistPeakMiB, double compactionSeconds,
-                       double writeP99Before, double writeP99During, double coldStart, long listBytes) {
+                       double writeP99Before, double writeP99During, double coldStart, long listBytes,
+                       double watchP99) {
     }
 
     void run() throws Exception {
@@ -102,8 +106,12 @@ final class GrowthBenchmark {
         double heap0 = heapAfterGc();
         long objects0 = storedObjects();
         Result empty = createProbes();
+        // as the watch phase: its first rounds are compiled while they run
+        JitWarmUp.run("watch warm-up", 3, r -> String.format(Locale.ROOT, "p99 %.2f ms", watchProbe(5)));
+        double emptyWatch = watchProbe(WATCH_SECONDS);
         System.out.printf(Locale.ROOT, "empty cluster: heap %.0f MiB after GC, %,d objects; %,d pod creates at %,.0f/s,"
-                + " p99 %.1f ms%n", heap0, objects0, PROBES, empty.rate(), empty.p99());
+                + " p99 %.1f ms; watch delivery p99 %.1f ms%n", heap0, objects0, PROBES, empty.rate(), empty.p99(),
+                emptyWatch);
         List<Row> rows = new ArrayList<>();
         double heapBefore = heap0;
         long objectsBefore = objects0;
@@ -127,12 +135,13 @@ final class GrowthBenchmark {
             double paged = pagedListSeconds();
             double selected = listSeconds("/api/v1/pods?labelSelector=batch%3Db7", "application/json", null);
             Result creates = createProbes();
+            double watch = watchProbe(WATCH_SECONDS);
             double[] relist = relist();
             double[] compaction = compaction();
             double cold = coldStart();
             Row row = new Row(pods, nodes, heap, perObject, dbPerObject, json, table, rv0, paged, selected,
                     creates.rate(), creates.p99(), relist[0], relist[1], compaction[0], compaction[1], compaction[2], cold,
-                    bytes[0]);
+                    bytes[0], watch);
             rows.add(row);
             printRow(row, empty);
         }
@@ -140,19 +149,19 @@ final class GrowthBenchmark {
         System.out.println("| pods | nodes | heap after GC | heap per added object | database per object | LIST JSON"
                 + " | LIST Table | LIST rv=0 | paged LIST (500) | selected LIST (100) | creates/s (× empty) | create p99"
                 + " | 50 informers relist | their peak heap | compact 100,000 | write p99 before / during"
-                + " | cold start |");
-        System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                + " | cold start | watch delivery p99 |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Row r : rows) {
             System.out.printf(Locale.ROOT, "| %,d | %,d | %,.0f MiB | %,.0f B | %,.0f B | %.2f s | %.2f s | %.2f s"
                             + " | %.2f s | %.1f ms | %,.0f (%.2f) | %.1f ms | %.1f s | %,.0f MiB | %.2f s"
-                            + " | %.1f / %.1f ms | %.1f s |%n",
+                            + " | %.1f / %.1f ms | %.1f s | %.1f ms |%n",
                     r.pods, r.nodes, r.heapMiB, r.heapPerObject, r.dbPerObject, r.listJson, r.listTable, r.listRv0,
                     r.listPaged, r.listSelected * 1000, r.createRate, r.createRate / empty.rate(), r.createP99,
                     r.relistSeconds, r.relistPeakMiB, r.compactionSeconds, r.writeP99Before, r.writeP99During,
-                    r.coldStart);
+                    r.coldStart, r.watchP99);
         }
-        System.out.printf(Locale.ROOT, "(empty cluster: %,.0f creates/s, p99 %.1f ms; heap %.0f MiB)%n", empty.rate(),
-                empty.p99(), heap0);
+        System.out.printf(Locale.ROOT, "(empty cluster: %,.0f creates/s, p99 %.1f ms; heap %.0f MiB; watch delivery p99"
+                + " %.1f ms)%n", empty.rate(), empty.p99(), heap0, emptyWatch);
         stop();
     }
 
@@ -166,8 +175,8 @@ final class GrowthBenchmark {
                         + " peak heap %,.0f MiB%n", r.createRate, r.createRate / empty.rate(), r.createP99, r.relistSeconds,
                 r.relistPeakMiB);
         System.out.printf(Locale.ROOT, "  compaction of %,d superseded revisions %.2f s, write p99 %.1f ms before,"
-                + " %.1f ms during; cold start %.1f s%n", SUPERSEDED, r.compactionSeconds, r.writeP99Before,
-                r.writeP99During, r.coldStart);
+                + " %.1f ms during; cold start %.1f s; watch delivery p99 %.1f ms%n", SUPERSEDED, r.compactionSeconds,
+                r.writeP99Before, r.writeP99During, r.coldStart, r.watchP99);
     }
 
     // ---- the server
@@ -353,6 +362,27 @@ final class GrowthBenchmark {
         expect(send("DELETE", "/api/v1/namespaces/growth-probe/pods?gracePeriodSeconds=0", null), 200,
                 "probe deletion");
         return r;
+    }
+
+    /**
+     * Watch delivery at this size: {@code bench.watchers} watches of growth-probe's ConfigMaps (500 unless set, as in
+     * the watch phase), {@link #WATCH_RATE} ConfigMaps a second written by the bench user for {@code seconds}, each
+     * carrying its send time; the p99 of send to arrival over every event at every watcher, in ms. The ConfigMaps are
+     * deleted afterwards (not timed).
+     */
+    private double watchProbe(int seconds) throws Exception {
+        int watchers = Integer.getInteger("bench.watchers", 500);
+        String path = "/api/v1/namespaces/growth-probe/configmaps";
+        String rv = Json.MAPPER.readTree(send("GET", path, null).body()).at("/metadata/resourceVersion").asString();
+        WatchDelivery.Result r = WatchDelivery.run(watchers, WATCH_RATE, seconds,
+                WatchDelivery.http11(ssl.getSocketFactory(), port, path + "?watch=true&resourceVersion=" + rv,
+                        benchToken), WatchDelivery.sentField(),
+                (n, sent) -> expect(create(path, "{\"metadata\":{\"name\":\"watch-" + n + "-" + sent + "\",\"labels\":"
+                        + "{\"watch-probe\":\"true\"}},\"data\":{\"sent\":\"" + sent + "\"}}"), 201, "watched ConfigMap"),
+                true);
+        r.print("  watch delivery", watchers, WATCH_RATE, seconds);
+        expect(send("DELETE", path + "?labelSelector=watch-probe%3Dtrue", null), 200, "watched ConfigMaps' deletion");
+        return r.p99();
     }
 
     /** 50 clients LIST every pod from the cache at once (resourceVersion=0, as informers start): seconds, peak MiB. */

@@ -3,6 +3,7 @@ package io.cybernetes.bench;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +16,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+
+import javax.net.SocketFactory;
 
 /**
  * Watch delivery latency, whoever serves the watch: watchers each on one blocking
@@ -68,6 +71,20 @@ final class WatchDelivery {
     /** The text {@code "sent":"<digits>} in JSON as it is sent (Kubernetes' watch events). */
     static Supplier<Scanner> sentField() {
         return SentField::new;
+    }
+
+    /**
+     * Kubernetes watches of {@code path} as kubectl and client-go open them over HTTP/1.1: a socket each from
+     * {@code sockets} to 127.0.0.1:{@code port}, the request sent with the bearer token; the raw response is read.
+     */
+    static Opener http11(SocketFactory sockets, int port, String path, String token) {
+        return n -> {
+            Socket socket = sockets.createSocket("127.0.0.1", port);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                    + token + "\r\nAccept: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return socket.getInputStream();
+        };
     }
 
     /** Base64 values ({@code "value":"..."}, etcd's watch events) each holding {@code "sent":"<digits>}. */
