@@ -41,6 +41,9 @@ import java.util.function.IntFunction;
  */
 final class SchedulerBenchmark {
 
+    /** How many nodes each warm-up round preempts on. */
+    private static final int WARM_NODES = 20;
+
     private final ApiClient admin;
     private final SchedulerManager scheduler;
     private final ExecutorService clients = Executors.newFixedThreadPool(16);
@@ -59,6 +62,10 @@ final class SchedulerBenchmark {
         while (scheduler.stats().isEmpty()) {
             Thread.sleep(100);
         }
+        for (String[] pc : new String[][] {{"bench-low", "1"}, {"bench-high", "10"}}) {
+            admin.create(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder().withNewMetadata()
+                    .withName(pc[0]).endMetadata().withValue(Integer.parseInt(pc[1])).build());
+        }
         warmUntilCompiled();
         workload("SchedulingBasic", "sched-basic", 1000, Integer.getInteger("bench.schedPods", 10_000),
                 i -> pod("basic").build());
@@ -71,10 +78,6 @@ final class SchedulerBenchmark {
                 .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("topology.kubernetes.io/zone")
                 .withWhenUnsatisfiable("DoNotSchedule").withNewLabelSelector().addToMatchLabels("app", "spread")
                 .endLabelSelector().endTopologySpreadConstraint().endSpec().build());
-        for (String[] pc : new String[][] {{"bench-low", "1"}, {"bench-high", "10"}}) {
-            admin.create(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder().withNewMetadata()
-                    .withName(pc[0]).endMetadata().withValue(Integer.parseInt(pc[1])).build());
-        }
         // scheduler_perf's SchedulingPodAffinity: every pod requires a pod of its colour in its zone
         // (the two namespaces both count), the first one placing itself
         IntFunction<Pod> blue = i -> pod("affinity").editMetadata().addToLabels("color", "blue").endMetadata()
@@ -275,25 +278,66 @@ final class SchedulerBenchmark {
      * rounds at most; each printed): a JVM compiles its hot paths during its first minute or two of load, and the
      * first workload was measured while it did (SchedulingBasic 421 pods/s overall, 850–1,136 in its last seconds;
      * after five rounds, the most there were until 2026-12-04, the JIT still compiled all of the fifth).
-     * scheduler_perf's Go scheduler has nothing to warm up.
+     * scheduler_perf's Go scheduler has nothing to warm up. Each round also preempts, on {@link #WARM_NODES} nodes
+     * (node affinity keeps the pods there): low-priority pods fill them, as in SchedulingPreemption, and as many
+     * high-priority pods each evict three — without it, preemption's paths were first compiled while
+     * SchedulingPreemption was measured (2026-12-05).
      */
     private void warmUntilCompiled() throws Exception {
         String ns = "sched-warm";
         admin.create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
         int each = 2_000;
         Set<String> bound = ConcurrentHashMap.newKeySet(); // every round's pods, deleted or not
+        Set<String> nominated = ConcurrentHashMap.newKeySet();
         SharedInformer<Pod> pods = countBound(ns, bound);
+        pods.addEventHandler(nominatedCounter(nominated));
+        List<String> warmNodes = java.util.stream.IntStream.range(0, WARM_NODES)
+                .mapToObj(i -> String.format(Locale.ROOT, "sched-node-%04d", i)).toList();
         JitWarmUp.run("  warm-up", 12, r -> {
             long t0 = System.nanoTime();
+            int low = 4 * WARM_NODES; // first, so that the nodes are empty: four fill one (3.6 of its 4 cores)
+            parallel(low, i -> create(ns, onNodes(priority(pod("warm-low"), "bench-low", "900m"), warmNodes),
+                    "warm-low-" + r + "-" + i));
             parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
-            while (bound.size() < r * each) {
-                Thread.sleep(50);
-            }
+            awaitBound(bound, r, each, low);
+            parallel(WARM_NODES, i -> create(ns, onNodes(priority(pod("warm-high"), "bench-high", "3"), warmNodes),
+                    "warm-high-" + r + "-" + i));
+            await(() -> java.util.stream.IntStream.range(0, WARM_NODES)
+                    .allMatch(i -> nominated.contains("warm-high-" + r + "-" + i)), "the warm-up's preemptions");
             parallel(each, i -> admin.delete(Pod.class, ns, "warm-" + r + "-" + i, null, 0L));
-            return String.format(Locale.ROOT, "%,d pods placed and deleted in %.1f s", each, secs(t0));
+            parallel(low, i -> admin.delete(Pod.class, ns, "warm-low-" + r + "-" + i, null, 0L));
+            parallel(WARM_NODES, i -> admin.delete(Pod.class, ns, "warm-high-" + r + "-" + i, null, 0L));
+            return String.format(Locale.ROOT, "%,d pods placed, %d preempting %d, all deleted in %.1f s", each,
+                    WARM_NODES, 3 * WARM_NODES, secs(t0));
         });
         pods.stop();
         admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, ns, null, null);
+    }
+
+    /** Waits until warm-up round {@code r}'s {@code each} plain and {@code low} low-priority pods are bound. */
+    private static void awaitBound(Set<String> bound, int r, int each, int low) throws Exception {
+        await(() -> java.util.stream.IntStream.range(0, each).allMatch(i -> bound.contains("warm-" + r + "-" + i))
+                && java.util.stream.IntStream.range(0, low).allMatch(i -> bound.contains("warm-low-" + r + "-" + i)),
+                "the warm-up's pods");
+    }
+
+    private static void await(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + ": not done in 120 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The pod, kept to {@code nodes} by required node affinity on their host names. */
+    private static Pod onNodes(Pod pod, List<String> nodes) {
+        pod.getSpec().setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewNodeAffinity()
+                .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm().addNewMatchExpression()
+                .withKey("kubernetes.io/hostname").withOperator("In").withValues(nodes).endMatchExpression()
+                .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build());
+        return pod;
     }
 
     /** An informer, started and synced, that adds the names of the namespace's pods to {@code bound} once bound. */
@@ -307,6 +351,17 @@ final class SchedulerBenchmark {
     }
 
     private static ResourceEventHandler<Pod> boundCounter(Set<String> bound) {
+        return namesOf(p -> p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty(), bound);
+    }
+
+    /** Adds the names of pods nominated to a node (preemption made room for them) to {@code nominated}. */
+    private static ResourceEventHandler<Pod> nominatedCounter(Set<String> nominated) {
+        return namesOf(p -> p.getStatus() != null && p.getStatus().getNominatedNodeName() != null
+                && !p.getStatus().getNominatedNodeName().isEmpty(), nominated);
+    }
+
+    /** Adds the name of every pod that is, or comes to be, {@code which} to {@code names}. */
+    private static ResourceEventHandler<Pod> namesOf(java.util.function.Predicate<Pod> which, Set<String> names) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod p) {
@@ -315,8 +370,8 @@ final class SchedulerBenchmark {
 
             @Override
             public void onUpdate(Pod old, Pod p) {
-                if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
-                    bound.add(p.getMetadata().getName());
+                if (which.test(p)) {
+                    names.add(p.getMetadata().getName());
                 }
             }
         };
