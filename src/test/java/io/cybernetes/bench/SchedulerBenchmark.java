@@ -41,7 +41,7 @@ import java.util.function.IntFunction;
  */
 final class SchedulerBenchmark {
 
-    /** How many nodes each warm-up round preempts on. */
+    /** How many nodes each warm-up round preempts on (all of them if there are fewer). */
     private static final int WARM_NODES = 20;
 
     private final ApiClient admin;
@@ -66,7 +66,7 @@ final class SchedulerBenchmark {
             admin.create(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder().withNewMetadata()
                     .withName(pc[0]).endMetadata().withValue(Integer.parseInt(pc[1])).build());
         }
-        warmUntilCompiled();
+        warmUntilCompiled(nodes);
         workload("SchedulingBasic", "sched-basic", 1000, Integer.getInteger("bench.schedPods", 10_000),
                 i -> pod("basic").build());
         workload("NodeAffinity", "sched-affinity", 1000, 5000, i -> pod("affinity").editSpec()
@@ -280,45 +280,49 @@ final class SchedulerBenchmark {
      * after five rounds, the most there were until 2026-12-04, the JIT still compiled all of the fifth).
      * scheduler_perf's Go scheduler has nothing to warm up. Each round also preempts, on {@link #WARM_NODES} nodes
      * (node affinity keeps the pods there): low-priority pods fill them, as in SchedulingPreemption, and as many
-     * high-priority pods each evict three — without it, preemption's paths were first compiled while
+     * high-priority pods each evict three or more — without it, preemption's paths were first compiled while
      * SchedulingPreemption was measured (2026-12-05).
      */
-    private void warmUntilCompiled() throws Exception {
+    private void warmUntilCompiled(int nodes) throws Exception {
         String ns = "sched-warm";
         admin.create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
         int each = 2_000;
+        int warmNodes = Math.min(WARM_NODES, nodes);
+        int low = 4 * warmNodes; // four fill a node: 3.6 of its 4 cores
         Set<String> bound = ConcurrentHashMap.newKeySet(); // every round's pods, deleted or not
         Set<String> nominated = ConcurrentHashMap.newKeySet();
         SharedInformer<Pod> pods = countBound(ns, bound);
-        pods.addEventHandler(nominatedCounter(nominated));
-        List<String> warmNodes = java.util.stream.IntStream.range(0, WARM_NODES)
-                .mapToObj(i -> String.format(Locale.ROOT, "sched-node-%04d", i)).toList();
-        JitWarmUp.run("  warm-up", 12, r -> {
-            long t0 = System.nanoTime();
-            int low = 4 * WARM_NODES; // first, so that the nodes are empty: four fill one (3.6 of its 4 cores)
-            parallel(low, i -> create(ns, onNodes(priority(pod("warm-low"), "bench-low", "900m"), warmNodes),
-                    "warm-low-" + r + "-" + i));
-            parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
-            awaitBound(bound, r, each, low);
-            parallel(WARM_NODES, i -> create(ns, onNodes(priority(pod("warm-high"), "bench-high", "3"), warmNodes),
-                    "warm-high-" + r + "-" + i));
-            await(() -> java.util.stream.IntStream.range(0, WARM_NODES)
-                    .allMatch(i -> nominated.contains("warm-high-" + r + "-" + i)), "the warm-up's preemptions");
-            parallel(each, i -> admin.delete(Pod.class, ns, "warm-" + r + "-" + i, null, 0L));
-            parallel(low, i -> admin.delete(Pod.class, ns, "warm-low-" + r + "-" + i, null, 0L));
-            parallel(WARM_NODES, i -> admin.delete(Pod.class, ns, "warm-high-" + r + "-" + i, null, 0L));
-            return String.format(Locale.ROOT, "%,d pods placed, %d preempting %d, all deleted in %.1f s", each,
-                    WARM_NODES, 3 * WARM_NODES, secs(t0));
-        });
-        pods.stop();
+        try {
+            pods.addEventHandler(nominatedCounter(nominated));
+            List<String> names = java.util.stream.IntStream.range(0, warmNodes)
+                    .mapToObj(i -> String.format(Locale.ROOT, "sched-node-%04d", i)).toList();
+            JitWarmUp.run("  warm-up", 12, r -> {
+                long t0 = System.nanoTime();
+                // the low-priority pods first and bound, so that no plain pod takes their room
+                parallel(low, i -> create(ns, onNodes(priority(pod("warm-low"), "bench-low", "900m"), names),
+                        "warm-low-" + r + "-" + i));
+                await(() -> allIn(bound, "warm-low-" + r + "-", low), "the warm-up's low-priority pods");
+                parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
+                await(() -> allIn(bound, "warm-" + r + "-", each), "the warm-up's pods");
+                parallel(warmNodes, i -> create(ns, onNodes(priority(pod("warm-high"), "bench-high", "3"), names),
+                        "warm-high-" + r + "-" + i));
+                await(() -> allIn(nominated, "warm-high-" + r + "-", warmNodes), "the warm-up's preemptions");
+                // the preemptors first: deleting their victims first would let them bind, only to go
+                parallel(warmNodes, i -> admin.delete(Pod.class, ns, "warm-high-" + r + "-" + i, null, 0L));
+                parallel(low, i -> admin.delete(Pod.class, ns, "warm-low-" + r + "-" + i, null, 0L));
+                parallel(each, i -> admin.delete(Pod.class, ns, "warm-" + r + "-" + i, null, 0L));
+                return String.format(Locale.ROOT, "%,d pods placed, %d preemptors nominated, all deleted in %.1f s",
+                        each, warmNodes, secs(t0));
+            });
+        } finally {
+            pods.stop();
+        }
         admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, ns, null, null);
     }
 
-    /** Waits until warm-up round {@code r}'s {@code each} plain and {@code low} low-priority pods are bound. */
-    private static void awaitBound(Set<String> bound, int r, int each, int low) throws Exception {
-        await(() -> java.util.stream.IntStream.range(0, each).allMatch(i -> bound.contains("warm-" + r + "-" + i))
-                && java.util.stream.IntStream.range(0, low).allMatch(i -> bound.contains("warm-low-" + r + "-" + i)),
-                "the warm-up's pods");
+    /** Whether {@code names} holds {@code prefix} + 0 .. {@code count} - 1. */
+    private static boolean allIn(Set<String> names, String prefix, int count) {
+        return java.util.stream.IntStream.range(0, count).allMatch(i -> names.contains(prefix + i));
     }
 
     private static void await(java.util.function.BooleanSupplier done, String what) throws InterruptedException {

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -80,10 +81,15 @@ final class WatchDelivery {
     static Opener http11(SocketFactory sockets, int port, String path, String token) {
         return n -> {
             Socket socket = sockets.createSocket("127.0.0.1", port);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + token + "\r\nAccept: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            return socket.getInputStream();
+            try {
+                socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                        + token + "\r\nAccept: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                return socket.getInputStream();
+            } catch (IOException e) {
+                socket.close();
+                throw e;
+            }
         };
     }
 
@@ -134,6 +140,7 @@ final class WatchDelivery {
         long next = System.nanoTime();
         ExecutorService writers = Executors.newFixedThreadPool(8);
         long[] writeLatency = new long[total];
+        List<Future<?>> writes = new ArrayList<>(total);
         for (int i = 0; i < total; i++) {
             long wait = next - System.nanoTime();
             if (wait > 0) {
@@ -141,15 +148,18 @@ final class WatchDelivery {
             }
             next += intervalNanos;
             int n = i;
-            writers.submit(() -> {
+            writes.add(writers.submit(() -> {
                 long t0 = System.nanoTime();
                 writer.write(n, t0);
                 writeLatency[n] = System.nanoTime() - t0;
                 return null;
-            });
+            }));
         }
         writers.shutdown();
         writers.awaitTermination(60, TimeUnit.SECONDS);
+        for (Future<?> w : writes) {
+            w.get(); // a failed write fails the run: its events would be missing from the figures
+        }
         done.await(30, TimeUnit.SECONDS);
         for (InputStream s : streams) {
             s.close();
