@@ -22,14 +22,14 @@ import java.util.concurrent.Executors;
  * -Pbench -Dbench.only=http2}), both from the JDK's HttpClient so only the protocol
  * differs: 16 clients creating 1 KiB ConfigMaps (over HTTP/1.1 one connection each, over
  * HTTP/2 streams of one connection, as client-go shares one), then {@code bench.watchers}
- * (500) watches while 200 objects a second are written (over HTTP/2, 200 watches to a
- * connection, within the server's 250 streams, as Go's transport opens another connection
- * when one is full).
+ * (500) watches while 200 objects a second are written (over HTTP/2, {@code bench.h2Streams}
+ * watches to a connection, 200 unless set: within the server's 250 streams, as Go's transport
+ * opens another connection when one is full).
  */
 final class ProtocolBenchmark {
 
     private static final int CLIENTS = 16;
-    private static final int STREAMS_PER_CONNECTION = 200;
+    private static final int STREAMS_PER_CONNECTION = Integer.getInteger("bench.h2Streams", 200);
     private static final String PAYLOAD = "x".repeat(900);
 
     private final String base;
