@@ -175,10 +175,16 @@ public final class JobController implements Reconciler {
             }
         }
         if (newlyFinished && !(uncSucceeded.isEmpty() && uncFailed.isEmpty())) {
-            // first the uids, so that no pod whose finalizer goes is forgotten; then the finalizers
+            // first the uids, so that no pod whose finalizer goes is forgotten; then the finalizers. What the pods
+            // decided goes with them (as kube's job controller writes it): a retry after a failure past this write
+            // skips these pods, so an index they completed or failed, or a FailJob verdict, would be lost
             uncounted.setSucceeded(new ArrayList<>(uncSucceeded));
             uncounted.setFailed(new ArrayList<>(uncFailed));
             status.setUncountedTerminatedPods(uncounted);
+            recordIndexes(job, status, completed, failedIndexes);
+            if (failJob != null) {
+                setCondition(status, "FailureTarget", "True", failJob, now);
+            }
             job = writeStatus(job, status);
             status = Json.convert(Json.toTree(job.getStatus()), JobStatus.class);
         }
@@ -193,13 +199,22 @@ public final class JobController implements Reconciler {
         status.setFailed(Objects.requireNonNullElse(status.getFailed(), 0) + uncFailed.size());
         status.setUncountedTerminatedPods(new UncountedTerminatedPods());
         if (JobPods.indexed(job)) {
-            status.setCompletedIndexes(Indexes.format(completed));
+            recordIndexes(job, status, completed, failedIndexes);
             status.setSucceeded(completed.size());
-            if (job.getSpec().getBackoffLimitPerIndex() != null) {
-                status.setFailedIndexes(Objects.requireNonNullElse(Indexes.format(failedIndexes), ""));
-            }
         }
         return sync(job, key, status, owned, completed, failedIndexes, failJob, needsSync, now);
+    }
+
+    /** An Indexed Job's completed indexes and, with per-index limits, its failed ones, into the status. */
+    private static void recordIndexes(Job job, JobStatus status, TreeSet<Integer> completed,
+                                      TreeSet<Integer> failedIndexes) {
+        if (!JobPods.indexed(job)) {
+            return;
+        }
+        status.setCompletedIndexes(Indexes.format(completed));
+        if (job.getSpec().getBackoffLimitPerIndex() != null) {
+            status.setFailedIndexes(Objects.requireNonNullElse(Indexes.format(failedIndexes), ""));
+        }
     }
 
     private Result sync(Job job, String key, JobStatus status, List<Pod> owned, TreeSet<Integer> completed,
