@@ -301,12 +301,12 @@ final class SchedulerBenchmark {
                 // the low-priority pods first and bound, so that no plain pod takes their room
                 parallel(low, i -> create(ns, onNodes(priority(pod("warm-low"), "bench-low", "900m"), names),
                         "warm-low-" + r + "-" + i));
-                await(() -> allIn(bound, "warm-low-" + r + "-", low), "the warm-up's low-priority pods");
+                awaitAll(bound, "warm-low-" + r + "-", low, "the warm-up's low-priority pods");
                 parallel(each, i -> create(ns, pod("warm").build(), "warm-" + r + "-" + i));
-                await(() -> allIn(bound, "warm-" + r + "-", each), "the warm-up's pods");
+                awaitAll(bound, "warm-" + r + "-", each, "the warm-up's pods");
                 parallel(warmNodes, i -> create(ns, onNodes(priority(pod("warm-high"), "bench-high", "3"), names),
                         "warm-high-" + r + "-" + i));
-                await(() -> allIn(nominated, "warm-high-" + r + "-", warmNodes), "the warm-up's preemptions");
+                awaitAll(nominated, "warm-high-" + r + "-", warmNodes, "the warm-up's preemptions");
                 // the preemptors first: deleting their victims first would let them bind, only to go
                 parallel(warmNodes, i -> admin.delete(Pod.class, ns, "warm-high-" + r + "-" + i, null, 0L));
                 parallel(low, i -> admin.delete(Pod.class, ns, "warm-low-" + r + "-" + i, null, 0L));
@@ -320,19 +320,10 @@ final class SchedulerBenchmark {
         admin.delete(io.fabric8.kubernetes.api.model.Namespace.class, null, ns, null, null);
     }
 
-    /** Whether {@code names} holds {@code prefix} + 0 .. {@code count} - 1. */
-    private static boolean allIn(Set<String> names, String prefix, int count) {
-        return java.util.stream.IntStream.range(0, count).allMatch(i -> names.contains(prefix + i));
-    }
-
-    private static void await(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(what + ": not done in 120 s");
-            }
-            Thread.sleep(50);
-        }
+    /** Waits (two minutes at most) until {@code names} holds {@code prefix} + 0 .. {@code count} - 1. */
+    private static void awaitAll(Set<String> names, String prefix, int count, String what) {
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
+                .until(() -> java.util.stream.IntStream.range(0, count).allMatch(i -> names.contains(prefix + i)));
     }
 
     /** The pod, kept to {@code nodes} by required node affinity on their host names. */

@@ -198,8 +198,8 @@ public final class JobController implements Reconciler {
         status.setSucceeded(Objects.requireNonNullElse(status.getSucceeded(), 0) + uncSucceeded.size());
         status.setFailed(Objects.requireNonNullElse(status.getFailed(), 0) + uncFailed.size());
         status.setUncountedTerminatedPods(new UncountedTerminatedPods());
+        recordIndexes(job, status, completed, failedIndexes);
         if (JobPods.indexed(job)) {
-            recordIndexes(job, status, completed, failedIndexes);
             status.setSucceeded(completed.size());
         }
         return sync(job, key, status, owned, completed, failedIndexes, failJob, needsSync, now);
