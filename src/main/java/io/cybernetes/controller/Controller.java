@@ -1,5 +1,6 @@
 package io.cybernetes.controller;
 
+import io.cybernetes.api.ApiException;
 import io.cybernetes.client.RateLimitingQueue;
 import io.cybernetes.client.WorkQueue;
 import org.slf4j.Logger;
@@ -261,7 +262,12 @@ public final class Controller {
             message = String.valueOf(e.getMessage());
             lastError.set(new LastError(key, message, Instant.now()));
             queue.addRateLimited(key);
-            log.debug("{}: {} failed, retrying: {}", name, key, e.toString());
+            // a conflict is the ordinary race with another writer; anything else says why a key keeps coming back
+            if (e instanceof ApiException a && a.code() == 409) {
+                log.debug("{}: {} failed, retrying: {}", name, key, e.toString());
+            } else {
+                log.info("{}: {} failed, retrying: {}", name, key, e.toString());
+            }
         }
         long took = System.nanoTime() - t0;
         record(took);

@@ -32,6 +32,9 @@ public class RecordingApiClient implements ApiClient {
         createsBeforeFailure = successes;
     }
 
+    /** Patches of objects by these names are refused with 409 Conflict (while the set holds them). */
+    public final java.util.Set<String> conflictingPatches = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** What {@code get} finds, by kind, namespace and name ({@link #put}); everything else is 404. */
     private final java.util.Map<String, HasMetadata> objects = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -101,6 +104,11 @@ public class RecordingApiClient implements ApiClient {
     @Override
     public <T extends HasMetadata> T patch(Class<T> kind, String namespace, String name, String mergePatch) {
         actions.add("patch " + kind.getSimpleName() + " " + name);
+        if (conflictingPatches.contains(name)) {
+            throw io.cybernetes.api.ApiException.of(409, "Conflict", "Operation cannot be fulfilled on "
+                    + kind.getSimpleName().toLowerCase(java.util.Locale.ROOT) + "s \"" + name
+                    + "\": the object has been modified; please apply your changes to the latest version and try again");
+        }
         try {
             var tree = Json.MAPPER.readTree(mergePatch);
             T patched = Json.MAPPER.treeToValue(tree, kind);

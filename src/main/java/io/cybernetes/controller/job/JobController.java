@@ -27,6 +27,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -188,21 +189,34 @@ public final class JobController implements Reconciler {
             job = writeStatus(job, status);
             status = Json.convert(Json.toTree(job.getStatus()), JobStatus.class);
         }
+        // a uid is counted once its pod no longer holds the finalizer (removed now, or the pod is gone); one whose
+        // removal was refused stays uncounted for a later pass, as in kube's job controller
+        Set<String> held = new HashSet<>();
         for (Pod p : owned) {
             String uid = p.getMetadata().getUid();
-            if (JobPods.hasFinalizer(p) && (uncSucceeded.contains(uid) || uncFailed.contains(uid))) {
-                removeFinalizer(p);
+            if (JobPods.hasFinalizer(p) && (uncSucceeded.contains(uid) || uncFailed.contains(uid))
+                    && !removeFinalizer(p)) {
+                held.add(uid);
             }
         }
         release.forEach(this::removeFinalizer);
-        status.setSucceeded(Objects.requireNonNullElse(status.getSucceeded(), 0) + uncSucceeded.size());
-        status.setFailed(Objects.requireNonNullElse(status.getFailed(), 0) + uncFailed.size());
-        status.setUncountedTerminatedPods(new UncountedTerminatedPods());
+        List<String> heldSucceeded = uncSucceeded.stream().filter(held::contains).toList();
+        List<String> heldFailed = uncFailed.stream().filter(held::contains).toList();
+        status.setSucceeded(Objects.requireNonNullElse(status.getSucceeded(), 0) + uncSucceeded.size()
+                - heldSucceeded.size());
+        status.setFailed(Objects.requireNonNullElse(status.getFailed(), 0) + uncFailed.size() - heldFailed.size());
+        UncountedTerminatedPods stillUncounted = new UncountedTerminatedPods();
+        if (!held.isEmpty()) {
+            stillUncounted.setSucceeded(heldSucceeded);
+            stillUncounted.setFailed(heldFailed);
+        }
+        status.setUncountedTerminatedPods(stillUncounted);
         recordIndexes(job, status, completed, failedIndexes);
         if (JobPods.indexed(job)) {
             status.setSucceeded(completed.size());
         }
-        return sync(job, key, status, owned, completed, failedIndexes, failJob, needsSync, now);
+        Result result = sync(job, key, status, owned, completed, failedIndexes, failJob, needsSync, now);
+        return held.isEmpty() ? result : Result.REQUEUE;
     }
 
     /** An Indexed Job's completed indexes and, with per-index limits, its failed ones, into the status. */
@@ -424,10 +438,14 @@ public final class JobController implements Reconciler {
         }
     }
 
-    private void removeFinalizer(Pod p) {
+    /**
+     * Removes the tracking finalizer; true once the pod no longer holds it (removed, or the pod is gone), false
+     * when the removal was refused with a conflict (tried again on a later pass).
+     */
+    private boolean removeFinalizer(Pod p) {
         List<String> left = new ArrayList<>(Objects.requireNonNullElse(p.getMetadata().getFinalizers(), List.of()));
         if (!left.remove(JobPods.TRACKING_FINALIZER)) {
-            return;
+            return true;
         }
         String uid = p.getMetadata().getUid();
         finalizerRemovals.add(uid);
@@ -437,11 +455,15 @@ public final class JobController implements Reconciler {
                             + Json.write(Json.MAPPER.valueToTree(left)) + "}}");
         } catch (ApiException e) {
             finalizerRemovals.remove(uid);
-            if (e.code() != 404 && e.code() != 409) {
+            if (e.code() == 409) {
+                return false;
+            }
+            if (e.code() != 404) {
                 throw e;
             }
         }
         deletedByController.remove(p.getMetadata().getUid());
+        return true;
     }
 
     /** Pods left with the tracking finalizer by a Job that is gone: let go, as nobody else will. */

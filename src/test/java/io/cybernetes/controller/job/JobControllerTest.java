@@ -8,6 +8,7 @@ import io.cybernetes.controller.Controller;
 import io.cybernetes.controller.OwnerReferences;
 import io.cybernetes.controller.RecordingApiClient;
 import io.cybernetes.controller.Request;
+import io.cybernetes.controller.Result;
 import io.cybernetes.controller.TestClock;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -146,5 +147,40 @@ class JobControllerTest {
             assertThat(c.getType()).isEqualTo("FailureTarget");
             assertThat(c.getReason()).isEqualTo("PodFailurePolicy");
         });
+    }
+
+    @Test
+    void aPodWhoseFinalizerRemovalIsRefusedStaysUncountedUntilItIsRemoved() throws Exception {
+        Job job = job();
+        pod(job, "three-a", "Succeeded");
+        client.conflictingPatches.add("three-a");
+        assertThat(controller.reconcile(Request.ofKey("ns/three"))).isEqualTo(Result.REQUEUE);
+        assertThat(lastWritten().getStatus().getSucceeded()).as("not counted while the pod holds the finalizer")
+                .isZero();
+        assertThat(lastWritten().getStatus().getUncountedTerminatedPods().getSucceeded()).containsExactly("three-a-uid");
+
+        // the next pass (the Job's cache caught up): the removal goes through and the pod is counted, once
+        Job caughtUp = Json.convert(Json.toTree(lastWritten()), Job.class);
+        caughtUp.getMetadata().setResourceVersion("9");
+        jobs.put(caughtUp);
+        client.conflictingPatches.clear();
+        controller.reconcile(Request.ofKey("ns/three"));
+        assertThat(lastWritten().getStatus().getSucceeded()).isEqualTo(1);
+        assertThat(lastWritten().getStatus().getUncountedTerminatedPods().getSucceeded()).isNullOrEmpty();
+    }
+
+    @Test
+    void anUncountedUidWhosePodIsGoneIsCounted() throws Exception {
+        Job job = job();
+        pod(job, "three-a", "Succeeded");
+        client.conflictingPatches.add("three-a");
+        controller.reconcile(Request.ofKey("ns/three"));
+        Job caughtUp = Json.convert(Json.toTree(lastWritten()), Job.class);
+        caughtUp.getMetadata().setResourceVersion("9");
+        jobs.put(caughtUp);
+        pods.remove("ns/three-a");
+        controller.reconcile(Request.ofKey("ns/three"));
+        assertThat(lastWritten().getStatus().getSucceeded()).isEqualTo(1);
+        assertThat(lastWritten().getStatus().getUncountedTerminatedPods().getSucceeded()).isNullOrEmpty();
     }
 }
