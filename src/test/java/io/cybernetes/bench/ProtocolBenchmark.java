@@ -64,6 +64,7 @@ final class ProtocolBenchmark {
         Load.Result c2 = Load.timed(CLIENTS, run, i -> create(h2, path, "h2-" + i));
         WatchDelivery.Result w1 = watch(HttpClient.Version.HTTP_1_1, h1, watchers, rate, (int) run.toSeconds());
         WatchDelivery.Result w2 = watch(HttpClient.Version.HTTP_2, h2, watchers, rate, (int) run.toSeconds());
+        WatchDelivery.Result w3 = watchOneReader(h2, watchers, rate, (int) run.toSeconds());
         System.out.println();
         System.out.printf(Locale.ROOT, "HTTP/2 against HTTP/1.1, JDK HttpClient, %d cores%n%n",
                 Runtime.getRuntime().availableProcessors());
@@ -75,6 +76,8 @@ final class ProtocolBenchmark {
         w1.print("watch delivery over HTTP/1.1 (a connection each)", watchers, rate, (int) run.toSeconds());
         w2.print("watch delivery over HTTP/2 (" + STREAMS_PER_CONNECTION + " streams a connection)", watchers, rate,
                 (int) run.toSeconds());
+        w3.print("watch delivery over HTTP/2 (" + STREAMS_PER_CONNECTION + " streams a connection, one reader thread"
+                + " a connection as Go's transport)", watchers, rate, (int) run.toSeconds());
     }
 
     private WatchDelivery.Result watch(HttpClient.Version version, HttpClient writer, int watchers, int rate,
@@ -113,6 +116,39 @@ final class ProtocolBenchmark {
                 throw new IllegalStateException("write: " + r.statusCode() + " " + r.body());
             }
         }, false);
+    }
+
+    /**
+     * The same watches over HTTP/2 read as client-go reads them ({@link H2Watches}): what the server's writing
+     * costs, without the JDK HttpClient's frame handling.
+     */
+    private WatchDelivery.Result watchOneReader(HttpClient writer, int watchers, int rate, int seconds)
+            throws Exception {
+        String ns = "bench-watch-h2-raw";
+        send(writer, "POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}");
+        String list = send(writer, "GET", "/api/v1/namespaces/" + ns + "/configmaps", null).body();
+        String rv = io.cybernetes.api.Json.MAPPER.readTree(list).at("/metadata/resourceVersion").asString();
+        int port = URI.create(base).getPort();
+        List<H2Watches> connections = new ArrayList<>();
+        try {
+            return WatchDelivery.run(watchers, rate, seconds, n -> {
+                if (n % STREAMS_PER_CONNECTION == 0) {
+                    connections.add(new H2Watches(ssl.getSocketFactory(), port));
+                }
+                return connections.get(connections.size() - 1).open("/api/v1/namespaces/" + ns
+                        + "/configmaps?watch=true&resourceVersion=" + rv, token);
+            }, WatchDelivery.sentField(), (n, sent) -> {
+                HttpResponse<String> r = send(writer, "POST", "/api/v1/namespaces/" + ns + "/configmaps",
+                        "{\"metadata\":{\"name\":\"w" + n + "\"},\"data\":{\"sent\":\"" + sent + "\"}}");
+                if (r.statusCode() != 201) {
+                    throw new IllegalStateException("write: " + r.statusCode() + " " + r.body());
+                }
+            }, false);
+        } finally {
+            for (H2Watches c : connections) {
+                c.close();
+            }
+        }
     }
 
     private void create(HttpClient c, String path, String name) throws Exception {
