@@ -1,7 +1,15 @@
 package io.cybernetes.apiserver;
 
+import io.cybernetes.apiserver.internal.handlers.ResourceController;
+import io.cybernetes.apiserver.internal.handlers.ResourceHandlerMapping;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.util.ServletRequestPathUtils;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
@@ -38,6 +46,31 @@ class ResourceApiTest extends ApiTestSupport {
     static String pod(String name) {
         return "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + name + "\"},"
                 + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}";
+    }
+
+    @Test
+    void resourceRequestsGoStraightToTheResourceHandlerAndOthersToTheirMappings(
+            @Autowired DispatcherServlet dispatcher) throws Exception {
+        assertThat(get("/api/v1/namespaces/" + ns + "/configmaps").code()).isEqualTo(200); // mappings initialised
+        HandlerMapping first = dispatcher.getHandlerMappings().get(0);
+        assertThat(first).isInstanceOf(ResourceHandlerMapping.class);
+        MockHttpServletRequest create = new MockHttpServletRequest("POST", "/api/v1/namespaces/" + ns + "/configmaps");
+        ServletRequestPathUtils.parseAndCache(create);
+        HandlerMethod handler = (HandlerMethod) first.getHandler(create).getHandler();
+        assertThat(handler.getBeanType()).isEqualTo(ResourceController.class);
+        assertThat(handler.getMethod().getName()).isEqualTo("handle");
+        assertThat(create.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE)).isEqualTo("/api/v1/**");
+        for (String other : List.of("/api/v1", "/apis/apps/v1", "/apis/status.cybernetes.io/v1/objecthistories")) {
+            MockHttpServletRequest r = new MockHttpServletRequest("GET", other);
+            ServletRequestPathUtils.parseAndCache(r);
+            assertThat(first.getHandler(r)).as(other).isNull();
+        }
+        MockHttpServletRequest preflight = new MockHttpServletRequest("OPTIONS", "/api/v1/namespaces");
+        ServletRequestPathUtils.parseAndCache(preflight);
+        assertThat(first.getHandler(preflight)).isNull();
+        // and what they lead to answers as before: discovery, and a group's resource
+        assertThat(get("/api/v1").text("kind")).isEqualTo("APIResourceList");
+        assertThat(get("/apis/apps/v1/namespaces/" + ns + "/deployments").text("kind")).isEqualTo("DeploymentList");
     }
 
     @Test

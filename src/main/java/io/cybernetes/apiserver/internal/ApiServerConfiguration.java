@@ -2,6 +2,8 @@ package io.cybernetes.apiserver.internal;
 
 import io.cybernetes.apiserver.internal.flowcontrol.FlowControl;
 import io.cybernetes.apiserver.internal.handlers.ApiServerMetrics;
+import io.cybernetes.apiserver.internal.handlers.ResourceController;
+import io.cybernetes.apiserver.internal.handlers.ResourceHandlerMapping;
 import io.cybernetes.apiserver.internal.handlers.ResourceService;
 import io.cybernetes.apiserver.internal.allocation.IpRange;
 import io.cybernetes.apiserver.internal.allocation.PortRange;
@@ -55,6 +57,13 @@ class ApiServerConfiguration {
     ServiceAllocations serviceAllocations(Store store, ResourceRegistry registry, ServiceProperties props) {
         return new ServiceAllocations(store, registry.byPath("", "v1", "services").orElseThrow(),
                 IpRange.parse(props.clusterIpRange()), PortRange.parse(props.nodePortRange()));
+    }
+
+    /** Resource requests straight to their controller, ahead of the annotation mappings' pattern tests. */
+    @Bean
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    ResourceHandlerMapping resourceRequestMapping(ResourceController controller) {
+        return new ResourceHandlerMapping(controller);
     }
 
     @Bean
