@@ -110,12 +110,16 @@ final class WatchDelivery {
         int[] counts = new int[watchers];
         CountDownLatch done = new CountDownLatch(watchers);
         List<InputStream> streams = new ArrayList<>();
+        List<FirstBytes> heads = new ArrayList<>();
+        String[] endings = new String[watchers];
         for (int w = 0; w < watchers; w++) {
             int id = w;
-            InputStream raw = opener.open(w);
+            FirstBytes raw = new FirstBytes(opener.open(w));
             streams.add(raw);
+            heads.add(raw);
             Scanner scanner = scanners.get();
             Thread t = new Thread(() -> {
+                endings[id] = "still reading when the run ended";
                 try (InputStream in = rawHttp ? new ChunkedBody(new BufferedInputStream(raw, 65536)) : raw) {
                     byte[] buf = new byte[65536];
                     for (int n; counts[id] < total && (n = in.read(buf)) >= 0; ) {
@@ -126,8 +130,11 @@ final class WatchDelivery {
                             }
                         }
                     }
+                    endings[id] = counts[id] < total ? "its stream ended" : "complete";
                 } catch (IOException e) {
                     // the stream was closed
+                } catch (RuntimeException e) {
+                    endings[id] = "its response could not be read: " + e;
                 } finally {
                     done.countDown();
                 }
@@ -164,6 +171,15 @@ final class WatchDelivery {
         for (InputStream s : streams) {
             s.close();
         }
+        // a watcher that missed events says what it was answered (a watch left unanswered shows as no bytes)
+        int told = 0;
+        for (int w = 0; w < watchers && told < 5; w++) {
+            if (counts[w] < total) {
+                told++;
+                System.out.printf(Locale.ROOT, "  watcher %d: %,d of %,d events, %s; its first bytes: %s%n", w,
+                        counts[w], total, endings[w], heads.get(w).text());
+            }
+        }
         List<long[]> parts = new ArrayList<>();
         for (int w = 0; w < watchers; w++) {
             parts.add(Arrays.copyOf(latencies[w], counts[w]));
@@ -171,6 +187,41 @@ final class WatchDelivery {
         long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
         Arrays.sort(writeLatency);
         return new Result(all, (long) watchers * total, writeLatency);
+    }
+
+    /** A stream that keeps its first bytes, for telling what a watcher that missed events was answered. */
+    private static final class FirstBytes extends java.io.FilterInputStream {
+        private final byte[] head = new byte[300];
+        private volatile int kept;
+
+        FirstBytes(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0 && kept < head.length) {
+                head[kept++] = (byte) b;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0 && kept < head.length) {
+                int k = Math.min(n, head.length - kept);
+                System.arraycopy(b, off, head, kept, k);
+                kept += k;
+            }
+            return n;
+        }
+
+        String text() {
+            return kept == 0 ? "(none)" : "\"" + new String(head, 0, kept, StandardCharsets.UTF_8)
+                    .replace("\r", "\\r").replace("\n", "\\n") + "\"";
+        }
     }
 
     /** The body of a raw HTTP/1.1 response with chunked transfer coding, decoded. */
