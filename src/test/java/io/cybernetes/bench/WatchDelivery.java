@@ -191,7 +191,7 @@ final class WatchDelivery {
 
     /** A stream that keeps its first bytes, for telling what a watcher that missed events was answered. */
     private static final class FirstBytes extends java.io.FilterInputStream {
-        private final byte[] head = new byte[300];
+        private final byte[] head = new byte[2048];
         private volatile int kept;
 
         FirstBytes(InputStream in) {
@@ -218,9 +218,18 @@ final class WatchDelivery {
             return n;
         }
 
+        /** The status line and the start of what follows the headers (all of it when there are no headers). */
         String text() {
-            return kept == 0 ? "(none)" : "\"" + new String(head, 0, kept, StandardCharsets.UTF_8)
-                    .replace("\r", "\\r").replace("\n", "\\n") + "\"";
+            if (kept == 0) {
+                return "(none)";
+            }
+            String t = new String(head, 0, kept, StandardCharsets.UTF_8);
+            int body = t.indexOf("\r\n\r\n");
+            if (t.startsWith("HTTP/") && body > 0) {
+                t = t.substring(0, t.indexOf("\r\n")) + " ... " + t.substring(body + 4);
+            }
+            t = t.length() > 400 ? t.substring(0, 400) : t;
+            return "\"" + t.replace("\r", "\\r").replace("\n", "\\n") + "\"";
         }
     }
 
