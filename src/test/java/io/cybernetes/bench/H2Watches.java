@@ -242,7 +242,7 @@ final class H2Watches implements Closeable {
     }
 
     /** One stream's body: the reader thread adds DATA payloads, the watch's thread reads them. */
-    private static final class Pipe extends InputStream {
+    private static final class Pipe extends WatchDelivery.BlockReader {
         final BlockingQueue<byte[]> chunks = new LinkedBlockingQueue<>();
         /** Bytes of this stream read since its window was last widened (the reader thread's alone). */
         long consumed;
@@ -253,12 +253,6 @@ final class H2Watches implements Closeable {
         void end(IOException why) {
             failure = why;
             chunks.add(END);
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override

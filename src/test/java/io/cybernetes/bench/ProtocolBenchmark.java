@@ -109,13 +109,7 @@ final class ProtocolBenchmark {
             } catch (InterruptedException e) {
                 throw new java.io.InterruptedIOException();
             }
-        }, WatchDelivery.sentField(), (n, sent) -> {
-            HttpResponse<String> r = send(writer, "POST", "/api/v1/namespaces/" + ns + "/configmaps",
-                    "{\"metadata\":{\"name\":\"w" + n + "\"},\"data\":{\"sent\":\"" + sent + "\"}}");
-            if (r.statusCode() != 201) {
-                throw new IllegalStateException("write: " + r.statusCode() + " " + r.body());
-            }
-        }, false);
+        }, WatchDelivery.sentField(), writes(writer, ns), false);
     }
 
     /**
@@ -137,18 +131,23 @@ final class ProtocolBenchmark {
                 }
                 return connections.get(connections.size() - 1).open("/api/v1/namespaces/" + ns
                         + "/configmaps?watch=true&resourceVersion=" + rv, token);
-            }, WatchDelivery.sentField(), (n, sent) -> {
-                HttpResponse<String> r = send(writer, "POST", "/api/v1/namespaces/" + ns + "/configmaps",
-                        "{\"metadata\":{\"name\":\"w" + n + "\"},\"data\":{\"sent\":\"" + sent + "\"}}");
-                if (r.statusCode() != 201) {
-                    throw new IllegalStateException("write: " + r.statusCode() + " " + r.body());
-                }
-            }, false);
+            }, WatchDelivery.sentField(), writes(writer, ns), false);
         } finally {
             for (H2Watches c : connections) {
                 c.close();
             }
         }
+    }
+
+    /** The watched writes: ConfigMap n in {@code ns}, carrying its send time. */
+    private WatchDelivery.Writer writes(HttpClient writer, String ns) {
+        return (n, sent) -> {
+            HttpResponse<String> r = send(writer, "POST", "/api/v1/namespaces/" + ns + "/configmaps",
+                    "{\"metadata\":{\"name\":\"w" + n + "\"},\"data\":{\"sent\":\"" + sent + "\"}}");
+            if (r.statusCode() != 201) {
+                throw new IllegalStateException("write: " + r.statusCode() + " " + r.body());
+            }
+        };
     }
 
     private void create(HttpClient c, String path, String name) throws Exception {

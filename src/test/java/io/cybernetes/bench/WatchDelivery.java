@@ -189,6 +189,18 @@ final class WatchDelivery {
         return new Result(all, (long) watchers * total, writeLatency);
     }
 
+    /** A stream read in blocks; a single byte is read as a block of one. */
+    abstract static class BlockReader extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public abstract int read(byte[] b, int off, int len) throws IOException;
+    }
+
     /** A stream that keeps its first bytes, for telling what a watcher that missed events was answered. */
     private static final class FirstBytes extends java.io.FilterInputStream {
         private final byte[] head = new byte[2048];
@@ -234,7 +246,7 @@ final class WatchDelivery {
     }
 
     /** The body of a raw HTTP/1.1 response with chunked transfer coding, decoded. */
-    private static final class ChunkedBody extends InputStream {
+    private static final class ChunkedBody extends BlockReader {
         private final InputStream in;
         private int left = -1;
 
@@ -244,12 +256,6 @@ final class WatchDelivery {
                 state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3))
                         ? state + 1 : 0;
             }
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
