@@ -17,8 +17,6 @@ import java.io.InputStream;
 /** A resource request that came over HTTP. */
 public final class ServletCall implements ApiCall {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServletCall.class);
-
     private final HttpServletRequest request;
     private final HttpServletResponse response;
 
@@ -115,8 +113,6 @@ public final class ServletCall implements ApiCall {
 
             @Override
             public void onError(AsyncEvent event) {
-                log.info("the container ended a watch of {}: {}", opened.type().plural(),
-                        String.valueOf(event.getThrowable()));
                 opened.close();
             }
 

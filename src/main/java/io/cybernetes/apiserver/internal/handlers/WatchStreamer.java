@@ -32,8 +32,6 @@ import java.util.function.Predicate;
  */
 public final class WatchStreamer {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WatchStreamer.class);
-
     /**
      * How the watch was asked for. {@code sendInitialEvents} is null when not given (the
      * classic behaviour: the current state first for resourceVersion "" and "0"); true sends
@@ -179,8 +177,6 @@ public final class WatchStreamer {
         private long restUntil;
         private long wakeAt = Long.MAX_VALUE;
         private WatchThreads.Timer timer;
-        /** Whether anything was written to the client yet (for saying why a watch ended before it did). */
-        private volatile boolean wroteAny;
         /** What to run once the initial events are sent (or the watch ends first); null once run. */
         private volatile Runnable onInitialized;
 
@@ -224,28 +220,7 @@ public final class WatchStreamer {
                     sink.end();
                     return;
                 }
-                this.sink = new Sink() {
-                    @Override
-                    public boolean isReady() {
-                        return sink.isReady();
-                    }
-
-                    @Override
-                    public void write(byte[] bytes) throws IOException {
-                        wroteAny = true;
-                        sink.write(bytes);
-                    }
-
-                    @Override
-                    public void flush() throws IOException {
-                        sink.flush();
-                    }
-
-                    @Override
-                    public void end() {
-                        sink.end();
-                    }
-                };
+                this.sink = sink;
                 counted = true;
                 open.incrementAndGet();
                 threads.opened(this);
@@ -289,10 +264,6 @@ public final class WatchStreamer {
                     step();
                 } catch (IOException | RuntimeException e) {
                     // the client went away, or the sink refused an event: the watch ends, its reader resumes
-                    if (!wroteAny) {
-                        log.info("a watch of {} ended before it sent anything: {}", req.type().plural(),
-                                e.toString());
-                    }
                     end();
                 }
                 asked = turnsAsked.addAndGet(-asked);
