@@ -98,7 +98,7 @@ public class ResourceController {
         });
     }
 
-    @RequestMapping(path = {"/api/v1/**", "/apis/{group}/{version}/**"})
+    @RequestMapping(path = {ResourceHandlerMapping.CORE_PATTERN, ResourceHandlerMapping.GROUP_PATTERN})
     public ResponseEntity<?> handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
         return handle(new ServletCall(request, response));
     }

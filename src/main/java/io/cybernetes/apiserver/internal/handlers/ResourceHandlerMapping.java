@@ -16,6 +16,10 @@ import org.springframework.web.servlet.handler.AbstractHandlerMapping;
  */
 public final class ResourceHandlerMapping extends AbstractHandlerMapping {
 
+    /** The resource handler's patterns (its {@code @RequestMapping}'s, which this mapping goes ahead of). */
+    static final String CORE_PATTERN = "/api/v1/**";
+    static final String GROUP_PATTERN = "/apis/{group}/{version}/**";
+
     private static final String CORE = "/api/v1/";
     private static final String GROUPS = "/apis/";
     /** Served by endpoints of their own (reconcile status, placements, faults, object histories). */
@@ -49,7 +53,7 @@ public final class ResourceHandlerMapping extends AbstractHandlerMapping {
     /** The resource handler's pattern the path falls under, or null when the path is not a resource request's. */
     static String pattern(String path) {
         if (path.startsWith(CORE)) {
-            return "/api/v1/**";
+            return CORE_PATTERN;
         }
         if (!path.startsWith(GROUPS) || path.startsWith(STATUS_GROUP, GROUPS.length())) {
             return null;
@@ -62,6 +66,6 @@ public final class ResourceHandlerMapping extends AbstractHandlerMapping {
         if (versionEnd <= groupEnd + 1) {
             return null; // "/apis/{group}/{version}" (discovery) or an empty version
         }
-        return "/apis/{group}/{version}/**";
+        return GROUP_PATTERN;
     }
 }
