@@ -11,8 +11,10 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.locks.ReentrantLock;
 
 /** A resource request that came over HTTP. */
 public final class ServletCall implements ApiCall {
@@ -99,20 +101,24 @@ public final class ServletCall implements ApiCall {
             throw notAsync;
         }
         async.setTimeout(0);
+        Sink sink = new Sink(async);
         // When the client goes away, the container ends the request: end the watch with it.
         async.addListener(new AsyncListener() {
             @Override
             public void onComplete(AsyncEvent event) {
+                sink.completed();
                 opened.close();
             }
 
             @Override
             public void onTimeout(AsyncEvent event) {
+                sink.completed();
                 opened.close();
             }
 
             @Override
             public void onError(AsyncEvent event) {
+                sink.completed();
                 opened.close();
             }
 
@@ -125,10 +131,11 @@ public final class ServletCall implements ApiCall {
         response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
         try {
             response.flushBuffer(); // the headers, so the client knows its watch is open
-            opened.start(new Sink(response.getOutputStream(), async));
+            sink.out = response.getOutputStream();
+            opened.start(sink);
         } catch (IOException | IllegalStateException e) {
             opened.close();
-            completeQuietly(async);
+            sink.end();
         }
         return null;
     }
@@ -144,8 +151,24 @@ public final class ServletCall implements ApiCall {
         }
     }
 
-    /** The response's output, as a watch writes to it. */
-    private record Sink(ServletOutputStream out, AsyncContext async) implements WatchStreamer.Sink {
+    /**
+     * The response's output, as a watch writes to it from its turns. Once the request is complete (the
+     * watch ended it, or the container did when the client went away) nothing more is written: the
+     * container recycles a completed response for the next request, so a write that came late would go
+     * to another client's response. Writes and the completion take one lock, so a turn writing when the
+     * container completes the request finishes its write first and the next one is refused.
+     */
+    static final class Sink implements WatchStreamer.Sink {
+        private final AsyncContext async;
+        private final ReentrantLock lock = new ReentrantLock();
+        /** Set once the headers are sent, before the first turn (which starting it publishes). */
+        ServletOutputStream out;
+        /** Guarded by {@link #lock}. */
+        private boolean complete;
+
+        Sink(AsyncContext async) {
+            this.async = async;
+        }
 
         @Override
         public boolean isReady() {
@@ -154,17 +177,52 @@ public final class ServletCall implements ApiCall {
 
         @Override
         public void write(byte[] bytes) throws IOException {
-            out.write(bytes);
+            lock.lock();
+            try {
+                open().write(bytes);
+            } finally {
+                lock.unlock();
+            }
         }
 
         @Override
         public void flush() throws IOException {
-            out.flush();
+            lock.lock();
+            try {
+                open().flush();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private ServletOutputStream open() throws IOException {
+            if (complete) {
+                throw new EOFException("the watch's response is complete");
+            }
+            return out;
         }
 
         @Override
         public void end() {
-            completeQuietly(async);
+            lock.lock();
+            try {
+                if (!complete) {
+                    complete = true;
+                    completeQuietly(async);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The container completed the request (a write under way finishes first): nothing more is written. */
+        void completed() {
+            lock.lock();
+            try {
+                complete = true;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
