@@ -245,9 +245,9 @@ public final class Benchmark {
         if ("api".equals(System.getProperty("bench.only"))) {
             warmUntilCompiled();
             MachineProbe.print("before");
-            long[] jvm = MachineProbe.jvmWork();
+            MachineProbe.JvmWork jvm = MachineProbe.jvmWork();
             Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
-            MachineProbe.printJvmWork("during the API creates", jvm);
+            MachineProbe.printJvmWork("during the API creates", jvm, api.count());
             MachineProbe.print("after");
             api.print("API create over HTTPS (1 KiB ConfigMap)");
             return;
@@ -257,9 +257,9 @@ public final class Benchmark {
         Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
         warmUntilCompiled();
         MachineProbe.print("before the API creates");
-        long[] jvm = MachineProbe.jvmWork();
+        MachineProbe.JvmWork jvm = MachineProbe.jvmWork();
         Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
-        MachineProbe.printJvmWork("during the API creates", jvm);
+        MachineProbe.printJvmWork("during the API creates", jvm, api.count());
 
         System.out.println();
         System.out.println(Load.HEADER);
