@@ -10,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * How fast the machine is at this moment, apart from the server: SHA-256 over 128 MiB on one
- * thread, then on two at once (both cores). Printed beside a figure, it tells a slow machine
- * (a slow probe) from a slow server (a probe as fast as ever).
+ * thread, then on two at once (both cores), and a random walk through memory. Printed beside a
+ * figure, it tells a slow machine (a slow probe) from a slow server (a probe as fast as ever); and
+ * what the JVM did while the figure was taken ({@link #jvmWork}, {@link #printJvmWork}): its
+ * collector and compiler, the CPU of its threads, and the machine's busy, idle and stolen time.
  */
 final class MachineProbe {
 
@@ -150,6 +152,7 @@ final class MachineProbe {
             for (int i = 0; i < steps; i++) {
                 at = cycle.get(at);
             }
+            // "at" is used (it is never -1), so the walk cannot be left out as dead code
             best = Math.min(best, (System.nanoTime() - t0) / (double) steps + (at == -1 ? 1 : 0));
         }
         return best;
