@@ -49,8 +49,9 @@ final class TcpProxy implements AutoCloseable {
                 try {
                     Socket client = s.accept();
                     Socket upstream = new Socket(targetHost, targetPort);
-                    open.add(client);
-                    open.add(upstream);
+                    if (!register(s, client, upstream)) {
+                        return;
+                    }
                     pump(client, upstream);
                     pump(upstream, client);
                 } catch (IOException closed) {
@@ -60,6 +61,21 @@ final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-accept");
         accept.setDaemon(true);
         accept.start();
+    }
+
+    /**
+     * Counts a pair among the open ones, unless {@link #cut()} closed the listening socket it came from
+     * meanwhile (between accepting it and connecting upstream): then the pair is closed, as cut() would have.
+     */
+    private synchronized boolean register(ServerSocket from, Socket client, Socket upstream) {
+        if (from.isClosed()) {
+            closeQuietly(client);
+            closeQuietly(upstream);
+            return false;
+        }
+        open.add(client);
+        open.add(upstream);
+        return true;
     }
 
     private void pump(Socket from, Socket to) {
