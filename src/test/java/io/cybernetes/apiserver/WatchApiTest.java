@@ -70,6 +70,65 @@ class WatchApiTest extends ApiTestSupport {
         }
     }
 
+    /**
+     * A watch whose client has gone may still be writing when the container completes its request and hands the
+     * same response to the next one: each round here opens watches while the server writes to those of the round
+     * before, whose clients reset their connections. Every watch must get its event (one in a few thousand got
+     * 200 and then an empty body, or nothing, before the watches' writes were fenced off from a completed response).
+     */
+    @Test
+    void watchesOpenedWhileOthersClientsHangUpEachGetTheirEvent() throws Exception {
+        int rounds = 15;
+        int perRound = 150;
+        for (int round = 0; round < rounds; round++) {
+            String rv = post(base, "{\"metadata\":{\"name\":\"seed-" + round + "\"}}").text("metadata.resourceVersion");
+            List<java.net.Socket> sockets = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < perRound; i++) {
+                    java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
+                    s.setSoTimeout(15_000);
+                    s.getOutputStream().write(("GET " + base + "?watch=true&timeoutSeconds=90&resourceVersion=" + rv
+                            + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    sockets.add(s);
+                }
+                String marker = "marker-" + round;
+                post(base, "{\"metadata\":{\"name\":\"" + marker + "\"}}");
+                for (int i = 0; i < sockets.size(); i++) {
+                    String got = readUntil(sockets.get(i).getInputStream(), marker);
+                    assertThat(got).as("round %d, watch %d of %d", round, i, sockets.size()).contains(marker);
+                }
+            } finally {
+                for (java.net.Socket s : sockets) {
+                    s.setSoLinger(true, 0); // a reset: the server finds out by writing
+                    s.close();
+                }
+            }
+            // the server writes these deletions to the connections just reset, while the next round opens
+            assertThat(delete(base + "/seed-" + round).code()).isEqualTo(200);
+            assertThat(delete(base + "/marker-" + round).code()).isEqualTo(200);
+        }
+    }
+
+    /** What the stream holds up to the marker, or all it held when it ended or went quiet for the socket's timeout. */
+    private static String readUntil(java.io.InputStream in, String marker) throws java.io.IOException {
+        StringBuilder got = new StringBuilder();
+        byte[] buf = new byte[4096];
+        while (got.indexOf(marker) < 0) {
+            int n;
+            try {
+                n = in.read(buf);
+            } catch (java.net.SocketTimeoutException quiet) {
+                return got.toString();
+            }
+            if (n < 0) {
+                return got.toString();
+            }
+            got.append(new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+        return got.toString();
+    }
+
     @Test
     void aWatcherThatGoesAwayEndsItsWatchQuietly() throws Exception {
         String rv = post(base, "{\"metadata\":{\"name\":\"before\"}}").text("metadata.resourceVersion");
