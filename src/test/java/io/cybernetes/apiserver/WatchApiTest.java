@@ -37,13 +37,7 @@ class WatchApiTest extends ApiTestSupport {
         List<java.net.Socket> sockets = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < 300; i++) {
-                java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
-                s.setSoTimeout(20_000);
-                // a timeout, so that the server ends them soon after: it cannot tell a client hung up on a quiet watch
-                s.getOutputStream().write(("GET " + base + "?watch=true&timeoutSeconds=90&resourceVersion=" + rv
-                        + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
-                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                sockets.add(s);
+                sockets.add(rawWatch(rv, 20_000));
             }
             post(base, "{\"metadata\":{\"name\":\"seen-by-all\"}}");
             for (int i = 0; i < sockets.size(); i++) {
@@ -85,12 +79,7 @@ class WatchApiTest extends ApiTestSupport {
             List<java.net.Socket> sockets = new java.util.ArrayList<>();
             try {
                 for (int i = 0; i < perRound; i++) {
-                    java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
-                    s.setSoTimeout(15_000);
-                    s.getOutputStream().write(("GET " + base + "?watch=true&timeoutSeconds=90&resourceVersion=" + rv
-                            + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
-                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    sockets.add(s);
+                    sockets.add(rawWatch(rv, 15_000));
                 }
                 String marker = "marker-" + round;
                 post(base, "{\"metadata\":{\"name\":\"" + marker + "\"}}");
@@ -108,6 +97,19 @@ class WatchApiTest extends ApiTestSupport {
             assertThat(delete(base + "/seed-" + round).code()).isEqualTo(200);
             assertThat(delete(base + "/marker-" + round).code()).isEqualTo(200);
         }
+    }
+
+    /**
+     * A watch from {@code rv} asked for on a connection of its own over plain HTTP/1.1, its answer left to read; with
+     * a timeout, so that the server ends it soon after a test: it cannot tell a client hung up on a quiet watch.
+     */
+    private java.net.Socket rawWatch(String rv, int readTimeoutMillis) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", endpoints.httpPort());
+        s.setSoTimeout(readTimeoutMillis);
+        s.getOutputStream().write(("GET " + base + "?watch=true&timeoutSeconds=90&resourceVersion=" + rv
+                + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token() + "\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return s;
     }
 
     /** What the stream holds up to the marker, or all it held when it ended or went quiet for the socket's timeout. */
