@@ -244,10 +244,7 @@ public final class Benchmark {
         }
         if ("api".equals(System.getProperty("bench.only"))) {
             warmUntilCompiled();
-            MachineProbe.print("before");
-            MachineProbe.JvmWork jvm = MachineProbe.jvmWork();
-            Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
-            MachineProbe.printJvmWork("during the API creates", jvm, api.count());
+            Result api = apiCreates();
             MachineProbe.print("after");
             api.print("API create over HTTPS (1 KiB ConfigMap)");
             return;
@@ -256,10 +253,7 @@ public final class Benchmark {
         Result rawCounter = rawInserts(true);
         Result storeAlone = load("store", i -> store.create("bench/store/" + i, configMap("s" + i)));
         warmUntilCompiled();
-        MachineProbe.print("before the API creates");
-        MachineProbe.JvmWork jvm = MachineProbe.jvmWork();
-        Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
-        MachineProbe.printJvmWork("during the API creates", jvm, api.count());
+        Result api = apiCreates();
 
         System.out.println();
         System.out.println(Load.HEADER);
@@ -1018,6 +1012,15 @@ public final class Benchmark {
 
     /** One kept-alive connection per load thread. */
     private final ThreadLocal<KeepAliveClient> clients = new ThreadLocal<>();
+
+    /** The measured API creates, with the machine probed before and the JVM's work during them printed. */
+    private Result apiCreates() throws Exception {
+        MachineProbe.print("before the API creates");
+        MachineProbe.JvmWork jvm = MachineProbe.jvmWork();
+        Result api = load("api", i -> create("/api/v1/namespaces/bench/configmaps", configMap("c" + i)));
+        MachineProbe.printJvmWork("during the API creates", jvm, api.count());
+        return api;
+    }
 
     /**
      * Warms the server up with ConfigMaps created as the measured creates are, then deleted again in one request

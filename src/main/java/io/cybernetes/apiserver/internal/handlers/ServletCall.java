@@ -177,49 +177,50 @@ public final class ServletCall implements ApiCall {
 
         @Override
         public void write(byte[] bytes) throws IOException {
-            lock.lock();
-            try {
-                open().write(bytes);
-            } finally {
-                lock.unlock();
-            }
+            whileOpen(o -> o.write(bytes));
         }
 
         @Override
         public void flush() throws IOException {
+            whileOpen(ServletOutputStream::flush);
+        }
+
+        private interface Output {
+            void use(ServletOutputStream out) throws IOException;
+        }
+
+        /** Uses the output under the lock, unless the request is complete by then. */
+        private void whileOpen(Output action) throws IOException {
             lock.lock();
             try {
-                open().flush();
+                if (complete) {
+                    throw new EOFException("the watch's response is complete");
+                }
+                action.use(out);
             } finally {
                 lock.unlock();
             }
-        }
-
-        private ServletOutputStream open() throws IOException {
-            if (complete) {
-                throw new EOFException("the watch's response is complete");
-            }
-            return out;
         }
 
         @Override
         public void end() {
-            lock.lock();
-            try {
-                if (!complete) {
-                    complete = true;
-                    completeQuietly(async);
-                }
-            } finally {
-                lock.unlock();
+            if (markComplete()) {
+                completeQuietly(async);
             }
         }
 
         /** The container completed the request (a write under way finishes first): nothing more is written. */
         void completed() {
+            markComplete();
+        }
+
+        /** Marks the request complete once a write under way is done; true the first time. */
+        private boolean markComplete() {
             lock.lock();
             try {
+                boolean first = !complete;
                 complete = true;
+                return first;
             } finally {
                 lock.unlock();
             }
