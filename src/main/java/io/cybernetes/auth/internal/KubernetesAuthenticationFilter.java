@@ -63,19 +63,22 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String token = bearerToken(request.getHeader("Authorization"));
-        Object certs = request.getAttribute("jakarta.servlet.request.X509Certificate");
-        boolean presented;
-        Optional<UserInfo> user;
+        // kube-apiserver's order: the client certificate, then the bearer token; the first that authenticates
+        // decides, and one that does not (a certificate from another CA) leaves the next its chance
+        boolean presented = false;
+        Optional<UserInfo> user = Optional.empty();
+        if (request.getAttribute("jakarta.servlet.request.X509Certificate") instanceof X509Certificate[] certChain
+                && certChain.length > 0) {
+            presented = true;
+            user = certificates.authenticate(certChain[0]);
+        }
+        String token = user.isEmpty() ? bearerToken(request.getHeader("Authorization")) : null;
         if (token != null) {
             presented = true;
             user = token.isEmpty() ? Optional.empty() : tokens.authenticateToken(token);
-        } else if (certs instanceof X509Certificate[] certChain && certChain.length > 0) {
-            presented = true;
-            user = certificates.authenticate(certChain[0]);
-        } else {
-            presented = false;
-            user = anonymous ? Optional.of(UserInfo.anonymous()) : Optional.empty();
+        }
+        if (!presented && anonymous) {
+            user = Optional.of(UserInfo.anonymous());
         }
         if (user.isEmpty()) {
             if (presented || !openPaths.matches(request)) {
