@@ -1,13 +1,12 @@
 package io.cybernetes.apiserver;
 
 import io.cybernetes.api.Json;
-
-import io.cybernetes.api.Json;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import org.apache.catalina.connector.Connector;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -18,6 +17,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import tools.jackson.databind.JsonNode;
 
 import javax.net.ssl.KeyManagerFactory;
@@ -40,6 +42,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +60,9 @@ class AuthenticationTest extends ApiTestSupport {
     static final String NS = "tokens";
     static final String WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
     static final String WHOAMI_BODY = "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"SelfSubjectReview\"}";
+
+    @Autowired
+    WebServerApplicationContext web;
 
     @BeforeAll
     void accounts() {
@@ -289,7 +295,45 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(refused.body()).contains("\"reason\":\"Unauthorized\"");
     }
 
+    @Test
+    void theClientCertificateIsTriedBeforeTheBearerTokenAsKubeApiserverDoes() throws Exception {
+        Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        X509Certificate ca = cert(Files.readString(pki.resolve("ca.crt")));
+        X509Certificate adminCert = cert(Files.readString(pki.resolve("admin.crt")));
+        PrivateKey adminKey = key(Files.readString(pki.resolve("admin.key")));
+        String robot = requestToken("robot", "{}");
+        // a valid certificate decides, whatever token comes with it: another user's or none that is valid
+        for (String token : List.of(robot, "not-a-token")) {
+            HttpResponse<String> both = overHttps(adminCert, adminKey, ca, token);
+            assertThat(both.statusCode()).as(both.body()).isEqualTo(201);
+            assertThat(both.body()).contains("\"username\":\"admin\"");
+        }
+        // a certificate that authenticates nobody leaves the token its chance
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        KeyPair kp = g.generateKeyPair();
+        X500Name name = new X500Name("CN=admin,O=system:masters");
+        X509Certificate rogue = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
+                BigInteger.TEN, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                name, kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+        HttpResponse<String> tokenAfterRogue = overHttps(rogue, kp.getPrivate(), ca, robot);
+        assertThat(tokenAfterRogue.statusCode()).as(tokenAfterRogue.body()).isEqualTo(201);
+        assertThat(tokenAfterRogue.body()).contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
+        assertThat(overHttps(rogue, kp.getPrivate(), ca, "not-a-token").statusCode()).isEqualTo(401);
+        // the certificate, asked of every request, read from what the HTTPS port keeps of each TLS session
+        Connector https = Arrays.stream(((TomcatWebServer) web.getWebServer()).getTomcat().getService()
+                .findConnectors())
+                .filter(c -> "https".equals(c.getScheme())).findFirst().orElseThrow();
+        assertThat(https.getProperty("sslImplementationName"))
+                .isEqualTo("io.cybernetes.apiserver.internal.SessionTlsAttributes");
+    }
+
     private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca) throws Exception {
+        return overHttps(cert, key, ca, null);
+    }
+
+    private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca, String token)
+            throws Exception {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
         ks.setKeyEntry("me", key, new char[0], new Certificate[] {cert});
@@ -303,9 +347,12 @@ class AuthenticationTest extends ApiTestSupport {
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
         HttpClient client = HttpClient.newBuilder().sslContext(ctx).build();
-        return client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + endpoints.httpsPort() + WHOAMI))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(WHOAMI_BODY))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + endpoints.httpsPort()
+                + WHOAMI)).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(WHOAMI_BODY));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private String sign(PrivateKey key, Instant issued, Instant expires) throws Exception {
