@@ -38,6 +38,8 @@ public class SessionTlsAttributes extends JSSEImplementation {
 
         private final Map<String, List<String>> additionalAttributes;
         private volatile SSLSession session;
+        /** The session's attributes as this request last looked them up. */
+        private volatile Derived looked;
 
         Support(SSLSession session, Map<String, List<String>> additionalAttributes) {
             super(session, additionalAttributes);
@@ -122,18 +124,25 @@ public class SessionTlsAttributes extends JSSEImplementation {
             if (s == null) {
                 return null;
             }
-            if (s.getValue(SESSION_VALUE) instanceof Derived d) {
-                return d;
+            Derived d = looked;
+            if (d != null && d.session == s) {
+                return d; // Tomcat asks for each attribute in turn: the session is looked up once for all
             }
-            Derived d = new Derived(super.getCipherSuite(), super.getPeerCertificateChain(), super.getKeySize(),
-                    super.getSessionId(), super.getProtocol());
-            s.putValue(SESSION_VALUE, d);
+            if (s.getValue(SESSION_VALUE) instanceof Derived bound) {
+                d = bound;
+            } else {
+                d = new Derived(s, super.getCipherSuite(), super.getPeerCertificateChain(), super.getKeySize(),
+                        super.getSessionId(), super.getProtocol());
+                s.putValue(SESSION_VALUE, d);
+            }
+            looked = d;
             return d;
         }
     }
 
     /** What a session's attributes are, once worked out; two requests racing both work them out, alike. */
     static final class Derived {
+        final SSLSession session;
         final String cipherSuite;
         final X509Certificate[] peerChain;
         final Integer keySize;
@@ -142,7 +151,9 @@ public class SessionTlsAttributes extends JSSEImplementation {
         volatile Joined requestedProtocols;
         volatile Joined requestedCiphers;
 
-        Derived(String cipherSuite, X509Certificate[] peerChain, Integer keySize, String sessionId, String protocol) {
+        Derived(SSLSession session, String cipherSuite, X509Certificate[] peerChain, Integer keySize, String sessionId,
+                String protocol) {
+            this.session = session;
             this.cipherSuite = cipherSuite;
             this.peerChain = peerChain;
             this.keySize = keySize;

@@ -81,6 +81,8 @@ class SessionTlsAttributesTest {
         // the session was asked once by the cache (the rest are the plain support's three rounds)
         assertThat(s.calls.get("getPeerCertificates")).isEqualTo(1 + 3);
         assertThat(s.calls.get("getId")).isEqualTo(1 + 3);
+        // and each request looked its session's attributes up once, not once for each attribute
+        assertThat(s.calls.get("getValue")).isEqualTo(3);
 
         // a caller changing the chain it got does not change the next request's
         SSLSupport one = implementation.getSSLSupport(s.session, handshake);
