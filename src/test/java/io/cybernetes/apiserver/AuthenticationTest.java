@@ -283,13 +283,8 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(admin.statusCode()).as(admin.body()).isEqualTo(201);
         assertThat(admin.body()).contains("\"username\":\"admin\"", "system:masters");
 
-        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-        g.initialize(2048);
-        KeyPair kp = g.generateKeyPair();
-        X500Name name = new X500Name("CN=admin,O=system:masters");
-        X509Certificate rogue = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
-                BigInteger.TEN, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                name, kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+        KeyPair kp = KeyPairGenerator.getInstance("RSA").generateKeyPair();
+        X509Certificate rogue = selfSignedAdmin(kp);
         HttpResponse<String> refused = overHttps(rogue, kp.getPrivate(), ca);
         assertThat(refused.statusCode()).isEqualTo(401);
         assertThat(refused.body()).contains("\"reason\":\"Unauthorized\"");
@@ -309,13 +304,8 @@ class AuthenticationTest extends ApiTestSupport {
             assertThat(both.body()).contains("\"username\":\"admin\"");
         }
         // a certificate that authenticates nobody leaves the token its chance
-        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-        g.initialize(2048);
-        KeyPair kp = g.generateKeyPair();
-        X500Name name = new X500Name("CN=admin,O=system:masters");
-        X509Certificate rogue = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
-                BigInteger.TEN, Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                name, kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+        KeyPair kp = KeyPairGenerator.getInstance("RSA").generateKeyPair();
+        X509Certificate rogue = selfSignedAdmin(kp);
         HttpResponse<String> tokenAfterRogue = overHttps(rogue, kp.getPrivate(), ca, robot);
         assertThat(tokenAfterRogue.statusCode()).as(tokenAfterRogue.body()).isEqualTo(201);
         assertThat(tokenAfterRogue.body()).contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
@@ -326,6 +316,14 @@ class AuthenticationTest extends ApiTestSupport {
                 .filter(c -> "https".equals(c.getScheme())).findFirst().orElseThrow();
         assertThat(https.getProperty("sslImplementationName"))
                 .isEqualTo("io.cybernetes.apiserver.internal.SessionTlsAttributes");
+    }
+
+    /** A certificate for CN admin, O system:masters, signed by its own key rather than the cluster CA. */
+    private static X509Certificate selfSignedAdmin(KeyPair kp) throws Exception {
+        X500Name name = new X500Name("CN=admin,O=system:masters");
+        return new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name, BigInteger.TEN,
+                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)), name,
+                kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
     }
 
     private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca) throws Exception {

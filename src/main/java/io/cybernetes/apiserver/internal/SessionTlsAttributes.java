@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import javax.net.ssl.SSLSession;
 import org.apache.tomcat.util.net.SSLSupport;
 import org.apache.tomcat.util.net.jsse.JSSEImplementation;
@@ -55,63 +56,49 @@ public class SessionTlsAttributes extends JSSEImplementation {
 
         @Override
         public String getCipherSuite() throws IOException {
-            Derived d = derived();
-            return d == null ? super.getCipherSuite() : d.cipherSuite;
+            return attribute(d -> d.cipherSuite, super::getCipherSuite);
         }
 
         @Override
         public X509Certificate[] getPeerCertificateChain() throws IOException {
-            Derived d = derived();
-            if (d == null) {
-                return super.getPeerCertificateChain();
-            }
-            return d.peerChain == null ? null : d.peerChain.clone();
+            X509Certificate[] chain = attribute(d -> d.peerChain, super::getPeerCertificateChain);
+            return chain == null ? null : chain.clone(); // the session's own stays as it is, whatever a caller does
         }
 
         @Override
         public Integer getKeySize() throws IOException {
-            Derived d = derived();
-            return d == null ? super.getKeySize() : d.keySize;
+            return attribute(d -> d.keySize, super::getKeySize);
         }
 
         @Override
         public String getSessionId() throws IOException {
-            Derived d = derived();
-            return d == null ? super.getSessionId() : d.sessionId;
+            return attribute(d -> d.sessionId, super::getSessionId);
         }
 
         @Override
         public String getProtocol() throws IOException {
-            Derived d = derived();
-            return d == null ? super.getProtocol() : d.protocol;
+            return attribute(d -> d.protocol, super::getProtocol);
         }
 
         @Override
         public String getRequestedProtocols() throws IOException {
-            Derived d = derived();
-            if (d == null) {
-                return super.getRequestedProtocols();
-            }
-            List<String> offered = offered(REQUESTED_PROTOCOL_VERSIONS_KEY);
-            Joined j = d.requestedProtocols;
-            if (j == null || j.from != offered) {
-                d.requestedProtocols = j = new Joined(offered, super.getRequestedProtocols());
-            }
-            return j.joined;
+            Offers offers = attribute(d -> d.requestedProtocols, () -> null);
+            return offers == null ? super.getRequestedProtocols()
+                    : offers.joined(offered(REQUESTED_PROTOCOL_VERSIONS_KEY), super::getRequestedProtocols);
         }
 
         @Override
         public String getRequestedCiphers() throws IOException {
+            Offers offers = attribute(d -> d.requestedCiphers, () -> null);
+            return offers == null ? super.getRequestedCiphers()
+                    : offers.joined(offered(REQUESTED_CIPHERS_KEY), super::getRequestedCiphers);
+        }
+
+        /** One of the session's attributes, or Tomcat's own answer when there is no session. */
+        private <T> T attribute(Function<Derived, T> of, Lookup<T> withoutSession)
+                throws IOException {
             Derived d = derived();
-            if (d == null) {
-                return super.getRequestedCiphers();
-            }
-            List<String> offered = offered(REQUESTED_CIPHERS_KEY);
-            Joined j = d.requestedCiphers;
-            if (j == null || j.from != offered) {
-                d.requestedCiphers = j = new Joined(offered, super.getRequestedCiphers());
-            }
-            return j.joined;
+            return d == null ? withoutSession.get() : of.apply(d);
         }
 
         private List<String> offered(String key) {
@@ -148,8 +135,8 @@ public class SessionTlsAttributes extends JSSEImplementation {
         final Integer keySize;
         final String sessionId;
         final String protocol;
-        volatile Joined requestedProtocols;
-        volatile Joined requestedCiphers;
+        final Offers requestedProtocols = new Offers();
+        final Offers requestedCiphers = new Offers();
 
         Derived(SSLSession session, String cipherSuite, X509Certificate[] peerChain, Integer keySize, String sessionId,
                 String protocol) {
@@ -162,7 +149,25 @@ public class SessionTlsAttributes extends JSSEImplementation {
         }
     }
 
-    /** A handshake's offers joined, with the list they were joined from (compared by identity). */
-    record Joined(List<String> from, String joined) {
+    /** A handshake's offers joined, kept with the list they were joined from (compared by identity). */
+    static final class Offers {
+        private record Joined(List<String> from, String joined) {
+        }
+
+        private volatile Joined last;
+
+        String joined(List<String> offered, Lookup<String> join) throws IOException {
+            Joined j = last;
+            if (j == null || j.from() != offered) {
+                last = j = new Joined(offered, join.get());
+            }
+            return j.joined();
+        }
+    }
+
+    /** One of Tomcat's own TLS lookups, which may fail. */
+    @FunctionalInterface
+    interface Lookup<T> {
+        T get() throws IOException;
     }
 }
