@@ -6,7 +6,6 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import org.apache.catalina.connector.Connector;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -17,9 +16,6 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.tomcat.TomcatWebServer;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import tools.jackson.databind.JsonNode;
 
 import javax.net.ssl.KeyManagerFactory;
@@ -42,7 +38,6 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -60,9 +55,6 @@ class AuthenticationTest extends ApiTestSupport {
     static final String NS = "tokens";
     static final String WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
     static final String WHOAMI_BODY = "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"SelfSubjectReview\"}";
-
-    @Autowired
-    WebServerApplicationContext web;
 
     @BeforeAll
     void accounts() {
@@ -310,12 +302,6 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(tokenAfterRogue.statusCode()).as(tokenAfterRogue.body()).isEqualTo(201);
         assertThat(tokenAfterRogue.body()).contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
         assertThat(overHttps(rogue, kp.getPrivate(), ca, "not-a-token").statusCode()).isEqualTo(401);
-        // the certificate, asked of every request, read from what the HTTPS port keeps of each TLS session
-        Connector https = Arrays.stream(((TomcatWebServer) web.getWebServer()).getTomcat().getService()
-                .findConnectors())
-                .filter(c -> "https".equals(c.getScheme())).findFirst().orElseThrow();
-        assertThat(https.getProperty("sslImplementationName"))
-                .isEqualTo("io.cybernetes.apiserver.internal.SessionTlsAttributes");
     }
 
     /** A certificate for CN admin, O system:masters, signed by its own key rather than the cluster CA. */

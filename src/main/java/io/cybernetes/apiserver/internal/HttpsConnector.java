@@ -65,7 +65,6 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         https.setPort(props.httpsPort());
         https.setProperty("address", props.httpsAddress());
         https.setProperty("SSLEnabled", "true");
-        https.setProperty("sslImplementationName", SessionTlsAttributes.class.getName());
         https.setProperty("maxThreads", Integer.toString(maxThreads));
         https.setProperty("maxKeepAliveRequests", "-1");
         SSLHostConfig ssl = new SSLHostConfig();
