@@ -8,6 +8,9 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.PEMParser;
@@ -18,11 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 
-import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509KeyManager;
+import javax.security.auth.x500.X500Principal;
 import java.io.StringReader;
 import java.math.BigInteger;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,8 +41,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
+import java.security.Principal;
 import java.security.PrivateKey;
-import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
@@ -304,6 +312,37 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(overHttps(rogue, kp.getPrivate(), ca, "not-a-token").statusCode()).isEqualTo(401);
     }
 
+    @Test
+    void aClusterCertificateNotMeantForClientsIsUnauthorizedAndOneWithoutACommonNameNamesNobody() throws Exception {
+        Path pki = endpoints.adminKubeconfig().getParent().resolve("pki");
+        X509Certificate ca = cert(Files.readString(pki.resolve("ca.crt")));
+        PrivateKey caKey = key(Files.readString(pki.resolve("ca.key")));
+        String robot = requestToken("robot", "{}");
+        KeyPair kp = KeyPairGenerator.getInstance("RSA").generateKeyPair();
+        // signed by the cluster CA for serving only: taken in the handshake, refused by the authenticator (401,
+        // as kube-apiserver's x509 check of the client-auth usage answers), and the token still has its chance
+        X509Certificate serving = signed(new X500Name("CN=admin,O=system:masters"), kp, ca, caKey,
+                KeyPurposeId.id_kp_serverAuth);
+        HttpResponse<String> refused = overHttps(serving, kp.getPrivate(), ca);
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(401);
+        assertThat(Json.MAPPER.readTree(refused.body()).path("reason").asString()).isEqualTo("Unauthorized");
+        HttpResponse<String> tokenAfter = overHttps(serving, kp.getPrivate(), ca, robot);
+        assertThat(tokenAfter.statusCode()).as(tokenAfter.body()).isEqualTo(201);
+        assertThat(tokenAfter.body()).contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
+        // with the client-auth usage it is the admin's
+        X509Certificate client = signed(new X500Name("CN=admin,O=system:masters"), kp, ca, caKey,
+                KeyPurposeId.id_kp_clientAuth);
+        assertThat(overHttps(client, kp.getPrivate(), ca).body()).contains("\"username\":\"admin\"");
+        // without a common name it names nobody and is no error: as if none were sent (an open path is open)
+        X509Certificate nameless = signed(new X500Name("O=system:masters"), kp, ca, caKey,
+                KeyPurposeId.id_kp_clientAuth);
+        assertThat(overHttps(nameless, kp.getPrivate(), ca).statusCode()).isEqualTo(401);
+        assertThat(overHttps(nameless, kp.getPrivate(), ca, robot).body())
+                .contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
+        assertThat(overHttps(nameless, kp.getPrivate(), ca, null, "GET", "/version").statusCode()).isEqualTo(200);
+        assertThat(overHttps(serving, kp.getPrivate(), ca, null, "GET", "/version").statusCode()).isEqualTo(401);
+    }
+
     /** A certificate for CN admin, O system:masters, signed by its own key rather than the cluster CA. */
     private static X509Certificate selfSignedAdmin(KeyPair kp) throws Exception {
         X500Name name = new X500Name("CN=admin,O=system:masters");
@@ -312,27 +351,80 @@ class AuthenticationTest extends ApiTestSupport {
                 kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
     }
 
+    /** A certificate for {@code subject} signed by the cluster CA, for the one extended key usage given. */
+    private static X509Certificate signed(X500Name subject, KeyPair kp, X509Certificate ca, PrivateKey caKey,
+                                          KeyPurposeId usage) throws Exception {
+        var builder = new JcaX509v3CertificateBuilder(ca, BigInteger.valueOf(System.nanoTime()),
+                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                new X500Principal(subject.getEncoded()), kp.getPublic());
+        builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(usage));
+        String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
+        return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(algorithm)
+                .build(caKey)));
+    }
+
     private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca) throws Exception {
         return overHttps(cert, key, ca, null);
     }
 
     private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca, String token)
             throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setKeyEntry("me", key, new char[0], new Certificate[] {cert});
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, new char[0]);
+        return overHttps(cert, key, ca, token, "POST", WHOAMI);
+    }
+
+    /**
+     * A request over HTTPS presenting {@code cert} whichever issuers the server names (as curl does; the JDK's
+     * key manager would send none from another CA).
+     */
+    private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca, String token,
+                                           String method, String path) throws Exception {
+        X509KeyManager mine = new X509ExtendedKeyManager() {
+            @Override
+            public String[] getClientAliases(String keyType, Principal[] issuers) {
+                return new String[] {"me"};
+            }
+
+            @Override
+            public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+                return "me";
+            }
+
+            @Override
+            public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+                return "me";
+            }
+
+            @Override
+            public String[] getServerAliases(String keyType, Principal[] issuers) {
+                return null;
+            }
+
+            @Override
+            public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+                return null;
+            }
+
+            @Override
+            public X509Certificate[] getCertificateChain(String alias) {
+                return new X509Certificate[] {cert};
+            }
+
+            @Override
+            public PrivateKey getPrivateKey(String alias) {
+                return key;
+            }
+        };
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         ts.setCertificateEntry("ca", ca);
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(ts);
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        ctx.init(new KeyManager[] {mine}, tmf.getTrustManagers(), null);
         HttpClient client = HttpClient.newBuilder().sslContext(ctx).build();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + endpoints.httpsPort()
-                + WHOAMI)).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(WHOAMI_BODY));
+                + path)).header("Content-Type", "application/json").method(method, method.equals("POST")
+                ? HttpRequest.BodyPublishers.ofString(WHOAMI_BODY) : HttpRequest.BodyPublishers.noBody());
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }

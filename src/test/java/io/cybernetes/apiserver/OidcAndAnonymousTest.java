@@ -134,4 +134,19 @@ class OidcAndAnonymousTest extends ApiTestSupport {
         // a bad token is still 401, anonymous or not
         assertThat(callAs("garbage", "GET", "/api/v1/namespaces", null, null, null).code()).isEqualTo(401);
     }
+
+    @Test
+    void aBearerTokenAfterTwoSpacesIsIgnoredWithAWarningAsKubeApiserverDoes() {
+        // the token is the second word: after two spaces it is empty, and an empty token is no credential at all
+        Response ignored = callWithHeaders(null, "GET", "/api/v1/namespaces/default/pods", null, null,
+                "application/json", "Authorization", "Bearer  " + token());
+        assertThat(ignored.code()).as(ignored.body()).isEqualTo(403);
+        assertThat(ignored.text("message")).startsWith("pods is forbidden: User \"system:anonymous\"");
+        assertThat(ignored.headers().allValues("Warning")).containsExactly("299 - \"the provided Authorization header"
+                + " contains extra space before the bearer token, and is ignored\"");
+        Response once = callWithHeaders(null, "GET", "/api/v1/namespaces/default/pods", null, null,
+                "application/json", "Authorization", "Bearer " + token());
+        assertThat(once.code()).isEqualTo(200);
+        assertThat(once.headers().allValues("Warning")).isEmpty();
+    }
 }

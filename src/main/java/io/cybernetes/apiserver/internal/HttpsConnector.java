@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
 /**
  * Adds the HTTPS port kubectl talks to, next to the plain HTTP port: the serving
  * certificate from the cluster PKI, client certificates requested but optional (token
- * clients need none) and verified against the cluster CA by the x509 authenticator, and
+ * clients need none), taken whatever they are and judged by the x509 authenticator, and
  * HTTP/2 offered next to HTTP/1.1.
  */
 @Component
@@ -65,12 +65,14 @@ class HttpsConnector implements WebServerFactoryCustomizer<TomcatServletWebServe
         https.setPort(props.httpsPort());
         https.setProperty("address", props.httpsAddress());
         https.setProperty("SSLEnabled", "true");
+        https.setProperty("sslImplementationName", ClientCertificatesJudgedLater.class.getName());
         https.setProperty("maxThreads", Integer.toString(maxThreads));
         https.setProperty("maxKeepAliveRequests", "-1");
         SSLHostConfig ssl = new SSLHostConfig();
         ssl.setHostName("_default_");
-        // Any client certificate is taken in the handshake and judged by the x509 authenticator, so one
-        // from another CA gets a 401 Status (as from kube-apiserver), not a TLS alert.
+        // A client certificate is asked for (the cluster CA named as its issuer), and any the client sends is taken
+        // in the handshake and judged by the x509 authenticator (ClientCertificatesJudgedLater), so one from
+        // another CA, or one not meant for clients, gets a 401 Status (as from kube-apiserver), not a TLS alert.
         ssl.setCertificateVerification("optional_no_ca");
         ssl.setTrustStore(pki.clientTrustStore());
         ssl.setProtocols("TLSv1.2+TLSv1.3");

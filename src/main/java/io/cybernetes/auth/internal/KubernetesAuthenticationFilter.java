@@ -13,13 +13,14 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.Optional;
 
 /**
- * Authenticates every request, as kube-apiserver's authentication filter: a bearer
- * token (the admin token and the tokens file, ServiceAccount JWTs, OIDC ID tokens,
- * told apart by their issuer), else a client certificate signed by the cluster CA.
+ * Authenticates every request, as kube-apiserver's authentication filter: a client
+ * certificate signed by the cluster CA, else a bearer token (the admin token and the
+ * tokens file, ServiceAccount JWTs, OIDC ID tokens, told apart by their issuer).
  * Credentials that do not check out are 401 wherever they are sent. A request with none
  * is {@code system:anonymous} when that is switched on; otherwise it is 401 unless it
  * goes to an open path (health, version, API docs). Impersonation headers, once
@@ -45,37 +46,58 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
 
     /**
      * The bearer token as kube-apiserver reads it: the trimmed header split at single spaces,
-     * the second word being the token ({@code "Bearer  x"}, with two spaces, has an empty
-     * one, which authenticates nobody; words after the token are ignored). Null when the
-     * header is absent or not a bearer one.
+     * the second word being the token (words after it are ignored). Null when the header is
+     * absent, not a bearer one, or carries an empty token ({@code "Bearer  x"}, with two
+     * spaces): no token is presented then, as in kube.
      */
     static String bearerToken(String header) {
         if (header == null) {
             return null;
         }
         String[] parts = header.strip().split(" ", 3);
-        if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer")) {
+        if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
             return null;
         }
         return parts[1];
     }
 
+    /** Whether the header is a bearer one whose token was lost to a space before it ({@code "Bearer  x"}). */
+    static boolean spaceBeforeToken(String header) {
+        if (header == null) {
+            return false;
+        }
+        String[] parts = header.strip().split(" ", 3);
+        return parts.length == 3 && parts[0].equalsIgnoreCase("bearer") && parts[1].isEmpty();
+    }
+
+    /** kube-apiserver's warning for a bearer token after more than one space, which it ignores. */
+    static final String SPACE_BEFORE_TOKEN_WARNING = "299 - \"the provided Authorization header contains extra space"
+            + " before the bearer token, and is ignored\"";
+
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         // kube-apiserver's order: the client certificate, then the bearer token; the first that authenticates
-        // decides, and one that does not (a certificate from another CA) leaves the next its chance
+        // decides. One that does not check out (a certificate from another CA, a token nobody issued) is an error
+        // that leaves the next its chance and, if none authenticates, answers 401; one that names nobody (a
+        // certificate without a CN, an empty token) is as if it had not been sent
         boolean presented = false;
         Optional<UserInfo> user = Optional.empty();
         if (request.getAttribute("jakarta.servlet.request.X509Certificate") instanceof X509Certificate[] certChain
                 && certChain.length > 0) {
-            presented = true;
-            user = certificates.authenticate(certChain[0]);
+            try {
+                user = certificates.authenticate(certChain[0]);
+            } catch (CertificateException e) {
+                presented = true;
+            }
         }
-        String token = user.isEmpty() ? bearerToken(request.getHeader("Authorization")) : null;
+        String header = request.getHeader("Authorization");
+        String token = user.isEmpty() ? bearerToken(header) : null;
         if (token != null) {
             presented = true;
-            user = token.isEmpty() ? Optional.empty() : tokens.authenticateToken(token);
+            user = tokens.authenticateToken(token);
+        } else if (user.isEmpty() && spaceBeforeToken(header)) {
+            response.addHeader("Warning", SPACE_BEFORE_TOKEN_WARNING);
         }
         if (!presented && anonymous) {
             user = Optional.of(UserInfo.anonymous());
