@@ -58,8 +58,12 @@ class ServiceKubectlTest extends SimulatedClusterSupport {
         assertThat(exposed.exit()).as(exposed.all()).isZero();
         Kubectl.Run rolled = kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=60s");
         assertThat(rolled.exit()).as(rolled.all()).isZero();
-        String ips = kubectl("-n", ns, "get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].status.podIP}").out();
-        assertThat(ips.split(" ")).hasSize(2);
+        Kubectl.Run listed = kubectl("-n", ns, "get", "pods", "-l", "app=web", "-o",
+                "jsonpath={.items[*].status.podIP}");
+        assertThat(listed.exit()).as(listed.all()).isZero();
+        String ips = listed.out();
+        assertThat(ips.split(" ")).as(listed.all() + "\n" + get("/api/v1/namespaces/" + ns + "/pods").body())
+                .hasSize(2);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Kubectl.Run ep = kubectl("-n", ns, "get", "endpoints", "web");
             assertThat(ep.exit()).as(ep.all()).isZero();

@@ -251,7 +251,8 @@ class PodExecKubectlTest extends SimulatedClusterSupport {
                 .path("exitCode").asInt(-1)).isZero());
         assertThat(get(PODS + "/shell").json().path("status").path("phase").asString())
                 .as("the pod runs on: an ephemeral container's end is not the pod's").isEqualTo("Running");
-        Kubectl.Run log = kubectl().run("-n", NS, "logs", "shell", "-c", "dbg");
+        // -v=6 here too: once in CI this answered InternalError with an empty body, and the request's log says more
+        Kubectl.Run log = kubectl().run("-v=6", "-n", NS, "logs", "shell", "-c", "dbg");
         assertThat(log.out()).as(log.all()).startsWith("[cybernetes] started container dbg (image busybox)")
                 .contains("exited with code 0");
         // one already there may not change, nor may one come with what ephemeral containers cannot have

@@ -229,9 +229,10 @@ class StatefulSetKubectlTest extends SimulatedClusterSupport {
         assertThat(bare.code()).isEqualTo(422);
         assertThat(bare.text("message")).contains("spec.accessModes: Required value: at least 1 access mode is required",
                 "spec.resources[storage]: Required value");
+        // of a class nobody provisions, so that it stays unbound (the default class would bind it at once)
         Response claim = post(pvcs, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-                + "{\"name\":\"c\"},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":"
-                + "{\"storage\":\"1Gi\"}}}}");
+                + "{\"name\":\"c\"},\"spec\":{\"storageClassName\":\"nobody-provisions\",\"accessModes\":"
+                + "[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
         assertThat(claim.code()).as(claim.body()).isEqualTo(201);
         assertThat(claim.text("status.phase")).isEqualTo("Pending");
         Response grown = patch(pvcs + "/c", "application/merge-patch+json", "{\"spec\":{\"resources\":{\"requests\":"
