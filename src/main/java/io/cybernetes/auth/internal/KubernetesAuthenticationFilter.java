@@ -51,23 +51,23 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
      * spaces): no token is presented then, as in kube.
      */
     static String bearerToken(String header) {
-        if (header == null) {
-            return null;
-        }
-        String[] parts = header.strip().split(" ", 3);
-        if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
-            return null;
-        }
-        return parts[1];
+        String[] words = bearerWords(header);
+        return words == null || words[1].isEmpty() ? null : words[1];
     }
 
     /** Whether the header is a bearer one whose token was lost to a space before it ({@code "Bearer  x"}). */
     static boolean spaceBeforeToken(String header) {
+        String[] words = bearerWords(header);
+        return words != null && words.length == 3 && words[1].isEmpty();
+    }
+
+    /** The header's first three words, split as kube-apiserver splits it; null unless it is a bearer one. */
+    private static String[] bearerWords(String header) {
         if (header == null) {
-            return false;
+            return null;
         }
-        String[] parts = header.strip().split(" ", 3);
-        return parts.length == 3 && parts[0].equalsIgnoreCase("bearer") && parts[1].isEmpty();
+        String[] words = header.strip().split(" ", 3);
+        return words.length < 2 || !words[0].equalsIgnoreCase("bearer") ? null : words;
     }
 
     /** kube-apiserver's warning for a bearer token after more than one space, which it ignores. */
