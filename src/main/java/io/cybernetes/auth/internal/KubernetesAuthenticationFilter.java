@@ -86,7 +86,7 @@ final class KubernetesAuthenticationFilter extends OncePerRequestFilter {
         if (request.getAttribute("jakarta.servlet.request.X509Certificate") instanceof X509Certificate[] certChain
                 && certChain.length > 0) {
             try {
-                user = certificates.authenticate(certChain[0]);
+                user = certificates.authenticate(certChain);
             } catch (CertificateException e) {
                 presented = true;
             }

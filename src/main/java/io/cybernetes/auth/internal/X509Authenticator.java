@@ -5,18 +5,24 @@ import io.cybernetes.auth.UserInfo;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import java.security.GeneralSecurityException;
-import java.security.PublicKey;
+import java.security.cert.CertPathValidator;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Client certificates, judged as kube-apiserver's x509 authenticator judges them (the
- * handshake takes any): signed by the cluster CA, valid now and, when the certificate
- * limits its use, meant for client authentication; then CN is the user name and each O a
+ * handshake takes any): a chain from the certificate through the intermediates the client
+ * sent to the cluster CA (PKIX: signatures, validity periods, CA constraints, no critical
+ * extension left unknown, no algorithm the JDK has disabled), and the certificate meant for
+ * client authentication when it limits its use; then CN is the user name and each O a
  * group. A certificate that checks out without a CN names nobody: the next authenticator
  * has its turn, as in kube.
  */
@@ -25,22 +31,35 @@ final class X509Authenticator {
     /** Extended key usages that allow client authentication: clientAuth, and any. */
     private static final List<String> CLIENT_USAGES = List.of("1.3.6.1.5.5.7.3.2", "2.5.29.37.0");
 
-    private final PublicKey caKey;
+    private final X509Certificate ca;
+    private final Set<TrustAnchor> anchors;
 
     X509Authenticator(X509Certificate ca) {
-        this.caKey = ca.getPublicKey();
+        this.ca = ca;
+        this.anchors = Set.of(new TrustAnchor(ca, null));
     }
 
     /**
-     * The certificate's user, or empty when it checks out but names nobody (no CN).
+     * The user of the chain's first certificate, or empty when the chain checks out but names nobody (no CN).
      *
-     * @throws CertificateException when it does not check out: not the cluster CA's, expired or not yet valid,
-     *                              or meant for other uses than client authentication
+     * @param chain the certificate the client presented, then the intermediates it sent (the CA's own, if sent
+     *              too, is left out: the cluster CA is the only anchor)
+     * @throws CertificateException when it does not check out: no chain to the cluster CA, a certificate expired or
+     *                              not yet valid, or one meant for other uses than client authentication
      */
-    Optional<UserInfo> authenticate(X509Certificate cert) throws CertificateException {
+    Optional<UserInfo> authenticate(X509Certificate... chain) throws CertificateException {
         try {
-            cert.checkValidity();
-            cert.verify(caKey);
+            X509Certificate cert = chain[0];
+            List<X509Certificate> path = new ArrayList<>();
+            for (X509Certificate c : chain) {
+                if (!c.equals(ca)) {
+                    path.add(c);
+                }
+            }
+            PKIXParameters parameters = new PKIXParameters(anchors);
+            parameters.setRevocationEnabled(false);
+            CertPathValidator.getInstance("PKIX").validate(CertificateFactory.getInstance("X.509")
+                    .generateCertPath(path), parameters);
             List<String> usages = cert.getExtendedKeyUsage();
             if (usages != null && usages.stream().noneMatch(CLIENT_USAGES::contains)) {
                 throw new CertificateException("certificate specifies an incompatible key usage");
@@ -66,12 +85,15 @@ final class X509Authenticator {
             if (cn == null || cn.isEmpty()) {
                 return Optional.empty();
             }
-            groups.add(UserInfo.AUTHENTICATED);
+            if (!groups.contains(UserInfo.AUTHENTICATED)) {
+                groups.add(UserInfo.AUTHENTICATED);
+            }
             return Optional.of(new UserInfo(cn, "", List.copyOf(groups), Map.of()));
         } catch (CertificateException e) {
             throw e;
-        } catch (GeneralSecurityException | javax.naming.NamingException e) {
-            throw new CertificateException(e.getMessage(), e);
+        } catch (GeneralSecurityException | javax.naming.NamingException | RuntimeException e) {
+            // whatever a certificate the client chose makes of the checks, it does not check out: never a 500
+            throw new CertificateException(String.valueOf(e.getMessage()), e);
         }
     }
 }

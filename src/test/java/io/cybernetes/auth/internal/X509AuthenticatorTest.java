@@ -1,6 +1,8 @@
 package io.cybernetes.auth.internal;
 
 import io.cybernetes.auth.UserInfo;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.DEROctetString;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -24,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The x509 authenticator judges a client certificate as kube-apiserver's does: the cluster
- * CA's signature, the validity period and the client-auth usage (when the certificate limits
- * its usages); CN and O make the user; without a CN it names nobody, which is no error.
+ * The x509 authenticator judges a client certificate as kube-apiserver's does: a chain to
+ * the cluster CA (through intermediates the client sent), the validity period, no unknown
+ * critical extension and the client-auth usage (when the certificate limits its usages); CN
+ * and O make the user; without a CN it names nobody, which is no error.
  */
 class X509AuthenticatorTest {
 
@@ -94,6 +97,36 @@ class X509AuthenticatorTest {
                 -7200, false, null))).isInstanceOf(CertificateException.class);
         assertThatThrownBy(() -> authenticator.authenticate(certificate("CN=early", "CN=cluster-ca", rsa(), CA_KEY,
                 7200, false, null))).isInstanceOf(CertificateException.class);
+    }
+
+    @Test
+    void aChainThroughAnIntermediateTheClientSentChecksOutAndOneThroughANonCaDoesNot() throws Exception {
+        KeyPair intermediateKey = rsa();
+        X509Certificate intermediate = certificate("CN=team-ca", "CN=cluster-ca", intermediateKey, CA_KEY, 0, true,
+                null);
+        X509Certificate leaf = certificate("CN=sam,O=team", "CN=team-ca", rsa(), intermediateKey, 0, false,
+                new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth});
+        assertThat(authenticator.authenticate(leaf, intermediate).orElseThrow().name()).isEqualTo("sam");
+        assertThat(authenticator.authenticate(leaf, intermediate, CA)).as("the CA sent along").isPresent();
+        assertThatThrownBy(() -> authenticator.authenticate(leaf)).as("the intermediate not sent")
+                .isInstanceOf(CertificateException.class);
+        KeyPair notCaKey = rsa();
+        X509Certificate notCa = certificate("CN=not-a-ca", "CN=cluster-ca", notCaKey, CA_KEY, 0, false, null);
+        X509Certificate underIt = certificate("CN=mallory", "CN=not-a-ca", rsa(), notCaKey, 0, false, null);
+        assertThatThrownBy(() -> authenticator.authenticate(underIt, notCa)).isInstanceOf(CertificateException.class);
+    }
+
+    @Test
+    void anUnknownCriticalExtensionDoesNotCheckOutAndAnAuthenticatedGroupIsNotRepeated() throws Exception {
+        var builder = new JcaX509v3CertificateBuilder(new X500Name("CN=cluster-ca"), BigInteger.ONE,
+                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                new X500Name("CN=odd"), rsa().getPublic());
+        builder.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.99999.1"), true, new DEROctetString(new byte[1]));
+        X509Certificate odd = new JcaX509CertificateConverter().getCertificate(builder.build(
+                new JcaContentSignerBuilder("SHA256withRSA").build(CA_KEY.getPrivate())));
+        assertThatThrownBy(() -> authenticator.authenticate(odd)).isInstanceOf(CertificateException.class);
+        assertThat(authenticator.authenticate(client("CN=dup,O=system:authenticated")).orElseThrow().groups())
+                .containsExactly(UserInfo.AUTHENTICATED);
     }
 
     @Test
