@@ -1,6 +1,7 @@
 package io.cybernetes.apiserver;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -86,5 +87,28 @@ class Http2Test extends ApiTestSupport {
             assertThat(created.version()).isEqualTo(HttpClient.Version.HTTP_2);
         }
         assertThat(seen.get(20, TimeUnit.SECONDS)).contains("\"type\":\"ADDED\"").contains("\"name\":\"cm-0\"");
+    }
+    /**
+     * kubectl rollout status watches its Deployment and exits with the watch open; each time,
+     * Tomcat used to hand that stream's request objects to the next stream before it was done
+     * with them, and the next request (on any connection) failed inside Tomcat: 500 with an
+     * empty body, which kubectl reports as InternalError (about 1 in 6 rounds).
+     */
+    @Test
+    void aWatchKubectlLeavesOpenSpoilsNoOtherRequest(@TempDir Path dir) {
+        String ns = "h2-rollout";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        assertThat(post("/apis/apps/v1/namespaces/" + ns + "/deployments", "{\"apiVersion\":\"apps/v1\",\"kind\":"
+                + "\"Deployment\",\"metadata\":{\"name\":\"zero\"},\"spec\":{\"replicas\":0,\"selector\":"
+                + "{\"matchLabels\":{\"app\":\"zero\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"zero\"}},"
+                + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}}}").code()).isIn(201, 409);
+        Kubectl kubectl = new Kubectl(endpoints.adminKubeconfig(), dir);
+        for (int round = 1; round <= 40; round++) {
+            Kubectl.Run rolled = kubectl.run("-n", ns, "rollout", "status", "deployment/zero", "--timeout=30s");
+            assertThat(rolled.exit()).as(rolled.all()).isZero();
+            Kubectl.Run listed = kubectl.run("-n", ns, "get", "deployments", "-o", "name");
+            assertThat(listed.exit()).as("round " + round + ": " + listed.all()).isZero();
+            assertThat(listed.out()).contains("deployment.apps/zero");
+        }
     }
 }
