@@ -88,6 +88,7 @@ class Http2Test extends ApiTestSupport {
         }
         assertThat(seen.get(20, TimeUnit.SECONDS)).contains("\"type\":\"ADDED\"").contains("\"name\":\"cm-0\"");
     }
+
     /**
      * kubectl rollout status watches its Deployment and exits with the watch open; each time,
      * Tomcat used to hand that stream's request objects to the next stream before it was done
@@ -109,6 +110,32 @@ class Http2Test extends ApiTestSupport {
             Kubectl.Run listed = kubectl.run("-n", ns, "get", "deployments", "-o", "name");
             assertThat(listed.exit()).as("round " + round + ": " + listed.all()).isZero();
             assertThat(listed.out()).contains("deployment.apps/zero");
+        }
+    }
+    /**
+     * A client that resets one watch stream (an informer stopped, a {@code get -w} ended) leaves
+     * the connection and its other streams as they were, as Go's server does: the watch beside
+     * it sees every write after each reset.
+     */
+    @Test
+    void aWatchResetLeavesTheConnectionsOtherStreams() throws Exception {
+        String ns = "h2-reset";
+        assertThat(createNamespace(ns).code()).isIn(201, 409);
+        HttpClient h2 = client(HttpClient.Version.HTTP_2);
+        HttpResponse<InputStream> keep = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
+                .timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        BufferedReader kept = new BufferedReader(new InputStreamReader(keep.body(), StandardCharsets.UTF_8));
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<InputStream> reset = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
+                    .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<String> created = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"r-" + i + "\"}}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+            new BufferedReader(new InputStreamReader(reset.body(), StandardCharsets.UTF_8)).readLine();
+            reset.body().close(); // the JDK client resets the stream (RST_STREAM CANCEL)
+            assertThat(kept.readLine()).as("round " + i).contains("\"name\":\"r-" + i + "\"");
         }
     }
 }
