@@ -48,6 +48,22 @@ class Http2Test extends ApiTestSupport {
                 .header("Authorization", "Bearer " + token()).timeout(Duration.ofSeconds(30));
     }
 
+    /** A watch of the namespace's ConfigMaps on the client's connection. */
+    private HttpResponse<InputStream> watchConfigMaps(HttpClient h2, String ns) throws Exception {
+        return h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true").timeout(Duration.ofMinutes(1))
+                .build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** Creates a ConfigMap over the client's connection. */
+    private HttpResponse<String> createConfigMap(HttpClient h2, String ns, String name) throws Exception {
+        HttpResponse<String> created = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps")
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name + "\"}}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        return created;
+    }
+
     @Test
     void http2IsSpokenAndHttp11StillOffered() throws Exception {
         HttpResponse<String> h2 = client(HttpClient.Version.HTTP_2).send(request("/api/v1/namespaces").build(),
@@ -68,8 +84,7 @@ class Http2Test extends ApiTestSupport {
         String ns = "h2-watch";
         assertThat(createNamespace(ns).code()).isIn(201, 409);
         HttpClient h2 = client(HttpClient.Version.HTTP_2);
-        HttpResponse<InputStream> watch = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
-                .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> watch = watchConfigMaps(h2, ns);
         assertThat(watch.version()).isEqualTo(HttpClient.Version.HTTP_2);
         CompletableFuture<String> seen = CompletableFuture.supplyAsync(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8))) {
@@ -79,12 +94,7 @@ class Http2Test extends ApiTestSupport {
             }
         });
         for (int i = 0; i < 3; i++) {
-            HttpResponse<String> created = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps")
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-" + i + "\"}}"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(created.statusCode()).isEqualTo(201);
-            assertThat(created.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(createConfigMap(h2, ns, "cm-" + i).version()).isEqualTo(HttpClient.Version.HTTP_2);
         }
         assertThat(seen.get(20, TimeUnit.SECONDS)).contains("\"type\":\"ADDED\"").contains("\"name\":\"cm-0\"");
     }
@@ -122,20 +132,15 @@ class Http2Test extends ApiTestSupport {
         String ns = "h2-reset";
         assertThat(createNamespace(ns).code()).isIn(201, 409);
         HttpClient h2 = client(HttpClient.Version.HTTP_2);
-        HttpResponse<InputStream> keep = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
-                .timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofInputStream());
-        BufferedReader kept = new BufferedReader(new InputStreamReader(keep.body(), StandardCharsets.UTF_8));
-        for (int i = 0; i < 5; i++) {
-            HttpResponse<InputStream> reset = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps?watch=true")
-                    .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofInputStream());
-            HttpResponse<String> created = h2.send(request("/api/v1/namespaces/" + ns + "/configmaps")
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"r-" + i + "\"}}"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-            new BufferedReader(new InputStreamReader(reset.body(), StandardCharsets.UTF_8)).readLine();
-            reset.body().close(); // the JDK client resets the stream (RST_STREAM CANCEL)
-            assertThat(kept.readLine()).as("round " + i).contains("\"name\":\"r-" + i + "\"");
+        try (BufferedReader kept = new BufferedReader(new InputStreamReader(watchConfigMaps(h2, ns).body(),
+                StandardCharsets.UTF_8))) {
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<InputStream> reset = watchConfigMaps(h2, ns);
+                createConfigMap(h2, ns, "r-" + i);
+                new BufferedReader(new InputStreamReader(reset.body(), StandardCharsets.UTF_8)).readLine();
+                reset.body().close(); // the JDK client resets the stream (RST_STREAM CANCEL)
+                assertThat(kept.readLine()).as("round " + i).contains("\"name\":\"r-" + i + "\"");
+            }
         }
     }
 }
