@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The HTTPS port speaks HTTP/2 (ALPN h2) as kube-apiserver does, HTTP/1.1 still offered: a
- * watch and writes share one HTTP/2 connection, the watch seeing the writes.
+ * watch and writes share one HTTP/2 connection, the watch seeing the writes; a stream reset
+ * or a client gone with its watch open leaves every other stream as it was.
  */
 class Http2Test extends ApiTestSupport {
 
@@ -122,6 +123,7 @@ class Http2Test extends ApiTestSupport {
             assertThat(listed.out()).contains("deployment.apps/zero");
         }
     }
+
     /**
      * A client that resets one watch stream (an informer stopped, a {@code get -w} ended) leaves
      * the connection and its other streams as they were, as Go's server does: the watch beside
