@@ -1,6 +1,8 @@
 package io.cybernetes.apiserver;
 
 import io.cybernetes.api.Json;
+import io.cybernetes.api.X509Certificates;
+import io.cybernetes.api.X509Certificates.Purpose;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
@@ -8,9 +10,6 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.PEMParser;
@@ -27,7 +26,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509KeyManager;
-import javax.security.auth.x500.X500Principal;
 import java.io.StringReader;
 import java.math.BigInteger;
 import java.net.Socket;
@@ -45,6 +43,7 @@ import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
@@ -321,8 +320,7 @@ class AuthenticationTest extends ApiTestSupport {
         KeyPair kp = KeyPairGenerator.getInstance("RSA").generateKeyPair();
         // signed by the cluster CA for serving only: taken in the handshake, refused by the authenticator (401,
         // as kube-apiserver's x509 check of the client-auth usage answers), and the token still has its chance
-        X509Certificate serving = signed(new X500Name("CN=admin,O=system:masters"), kp, ca, caKey,
-                KeyPurposeId.id_kp_serverAuth);
+        X509Certificate serving = signed("CN=admin,O=system:masters", kp, ca, caKey, Purpose.SERVER);
         HttpResponse<String> refused = overHttps(serving, kp.getPrivate(), ca);
         assertThat(refused.statusCode()).as(refused.body()).isEqualTo(401);
         assertThat(Json.MAPPER.readTree(refused.body()).path("reason").asString()).isEqualTo("Unauthorized");
@@ -330,12 +328,10 @@ class AuthenticationTest extends ApiTestSupport {
         assertThat(tokenAfter.statusCode()).as(tokenAfter.body()).isEqualTo(201);
         assertThat(tokenAfter.body()).contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
         // with the client-auth usage it is the admin's
-        X509Certificate client = signed(new X500Name("CN=admin,O=system:masters"), kp, ca, caKey,
-                KeyPurposeId.id_kp_clientAuth);
+        X509Certificate client = signed("CN=admin,O=system:masters", kp, ca, caKey, Purpose.CLIENT);
         assertThat(overHttps(client, kp.getPrivate(), ca).body()).contains("\"username\":\"admin\"");
         // without a common name it names nobody and is no error: as if none were sent (an open path is open)
-        X509Certificate nameless = signed(new X500Name("O=system:masters"), kp, ca, caKey,
-                KeyPurposeId.id_kp_clientAuth);
+        X509Certificate nameless = signed("O=system:masters", kp, ca, caKey, Purpose.CLIENT);
         assertThat(overHttps(nameless, kp.getPrivate(), ca).statusCode()).isEqualTo(401);
         assertThat(overHttps(nameless, kp.getPrivate(), ca, robot).body())
                 .contains("\"username\":\"system:serviceaccount:" + NS + ":robot\"");
@@ -351,16 +347,10 @@ class AuthenticationTest extends ApiTestSupport {
                 kp.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
     }
 
-    /** A certificate for {@code subject} signed by the cluster CA, for the one extended key usage given. */
-    private static X509Certificate signed(X500Name subject, KeyPair kp, X509Certificate ca, PrivateKey caKey,
-                                          KeyPurposeId usage) throws Exception {
-        var builder = new JcaX509v3CertificateBuilder(ca, BigInteger.valueOf(System.nanoTime()),
-                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                new X500Principal(subject.getEncoded()), kp.getPublic());
-        builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(usage));
-        String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
-        return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(algorithm)
-                .build(caKey)));
+    /** A certificate for {@code subject} issued by the cluster CA for the purpose, as the cluster PKI issues them. */
+    private static X509Certificate signed(String subject, KeyPair kp, X509Certificate ca, PrivateKey caKey,
+                                          Purpose purpose) {
+        return X509Certificates.sign(subject, kp.getPublic(), caKey, ca, Duration.ofHours(1), purpose, List.of());
     }
 
     private HttpResponse<String> overHttps(X509Certificate cert, PrivateKey key, X509Certificate ca) throws Exception {
